@@ -1,0 +1,3 @@
+module github.com/gsq-project/gsq
+
+go 1.24
