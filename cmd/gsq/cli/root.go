@@ -1,0 +1,179 @@
+// Package cli implements the gsq command line: one file per command, flag
+// parsing, configuration and output (tables and the JSON contract of
+// DESIGN.md). It holds no protocol logic; that lives in the a2s, ogp and
+// rcon packages, which implement the specs in ../shared/specs.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// Exit codes shared by every command (DESIGN.md, "Exit codes").
+const (
+	ExitOK      = 0 // success
+	ExitFailure = 1 // protocol error, or a server that answered badly
+	ExitUsage   = 2 // bad flags or arguments
+	ExitTimeout = 3 // timeout or unreachable
+	ExitAuth    = 4 // authentication failed
+)
+
+// Env is what a command may touch of the outside world. Tests build one
+// with buffers and a fake environment; Run builds the real one.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads an environment variable.
+	Getenv func(string) string
+	// IsTerminal reports whether the stream is an interactive terminal.
+	IsTerminal func(any) bool
+}
+
+// exitError carries an exit code up to Run. Its message is printed once,
+// as "gsq: error: ...", unless it is empty (the command already reported).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// withCode wraps err so that Run exits with code.
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+// usageError is a bad flag or argument: exit code 2.
+func usageError(format string, args ...any) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// silentExit ends the command with code without printing anything more:
+// the command has already written its diagnostics.
+func silentExit(code int) error {
+	if code == ExitOK {
+		return nil
+	}
+	return &exitError{code: code}
+}
+
+// Run executes gsq with the given arguments and returns the process exit
+// code. It never calls os.Exit, so tests can drive it directly.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	env := &Env{
+		Stdin:  stdin,
+		Stdout: stdout,
+		Stderr: stderr,
+		Getenv: os.Getenv,
+		IsTerminal: func(s any) bool {
+			f, ok := s.(*os.File)
+			return ok && term.IsTerminal(int(f.Fd()))
+		},
+	}
+	return env.Run(ctx, args)
+}
+
+// Run executes gsq in this environment and returns the exit code.
+func (env *Env) Run(ctx context.Context, args []string) int {
+	root := newRootCmd(env)
+	root.SetArgs(args)
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := ExitFailure
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	} else if isCobraUsageError(err) {
+		code = ExitUsage
+	}
+	if msg := err.Error(); msg != "" {
+		fmt.Fprintf(env.Stderr, "gsq: error: %s\n", msg)
+		if code == ExitUsage {
+			fmt.Fprintf(env.Stderr, "gsq: hint: run 'gsq %s--help' for usage\n", subcommandOf(root, args))
+		}
+	}
+	return code
+}
+
+// isCobraUsageError recognises the argument errors cobra itself returns
+// (unknown command, wrong number of arguments), which have no type.
+func isCobraUsageError(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument", "flag needs an argument"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// subcommandOf names the subcommand args select, for the usage hint.
+func subcommandOf(root *cobra.Command, args []string) string {
+	cmd, _, err := root.Find(args)
+	if err != nil || cmd == root {
+		return ""
+	}
+	return cmd.Name() + " "
+}
+
+func newRootCmd(env *Env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "gsq",
+		Short: "Query, watch and administer game servers (A2S, OGP, Source and Minecraft RCON)",
+		Long: `gsq queries, watches and administers game servers.
+
+It speaks Valve's server queries (A2S), the Open Game Protocol (OGP v0.91),
+Source RCON and Minecraft RCON, as a client and as a simulated server.
+
+Exit codes: 0 ok, 1 failure, 2 usage error, 3 timeout or unreachable,
+4 authentication failed.`,
+		Version:       version(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &exitError{code: ExitUsage, err: err}
+	})
+	for _, add := range commands {
+		root.AddCommand(add(env))
+	}
+	return root
+}
+
+// commands lists the constructors of gsq's subcommands; each command's file
+// registers itself in an init function so files stay independent.
+var commands []func(*Env) *cobra.Command
+
+func register(newCmd func(*Env) *cobra.Command) { commands = append(commands, newCmd) }
+
+// version reports the module version gsq was built from.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
