@@ -1,0 +1,209 @@
+package rcon
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/gsq-project/gsq/internal/wire"
+)
+
+// PacketType is the type field of an RCON packet.
+type PacketType int32
+
+// Packet types (source-rcon.txt, "Packet Type"). The value 2 means
+// EXECCOMMAND from client to server and AUTH_RESPONSE from server to
+// client; the direction decides.
+const (
+	TypeResponseValue PacketType = 0 // SERVERDATA_RESPONSE_VALUE
+	TypeChatValue     PacketType = 1 // unsolicited chat line (Squad), field notes §3 SquadJS
+	TypeExecCommand   PacketType = 2 // SERVERDATA_EXECCOMMAND
+	TypeAuthResponse  PacketType = 2 // SERVERDATA_AUTH_RESPONSE
+	TypeAuth          PacketType = 3 // SERVERDATA_AUTH
+	TypeRustConsole   PacketType = 4 // unsolicited console line (legacy Rust RCON), field notes §3 gorcon
+)
+
+// String returns the Valve name of the type.
+func (t PacketType) String() string {
+	switch t {
+	case TypeResponseValue:
+		return "SERVERDATA_RESPONSE_VALUE"
+	case TypeChatValue:
+		return "SERVERDATA_CHAT_VALUE"
+	case TypeExecCommand:
+		return "SERVERDATA_EXECCOMMAND/AUTH_RESPONSE"
+	case TypeAuth:
+		return "SERVERDATA_AUTH"
+	case TypeRustConsole:
+		return "RUST_CONSOLE"
+	}
+	return fmt.Sprintf("PacketType(%d)", int32(t))
+}
+
+const (
+	// MinPacketSize is the smallest legal size field: id, type and the
+	// two terminating NULs.
+	MinPacketSize = 10
+	// DefaultMaxPacketSize is the default limit on the size field. It is
+	// deliberately far above Valve's 4096: Minecraft fragments reach
+	// ~12 KiB and CS2 sends single packets above 4096 bytes
+	// (rcon-field-notes.md §1.2, §1.1).
+	DefaultMaxPacketSize = 4 << 20
+	// headerLen is the size field plus id and type.
+	headerLen = 12
+)
+
+// Packet is one RCON packet.
+type Packet struct {
+	ID   int32
+	Type PacketType
+	Body []byte // without the two terminating NULs; may itself hold NULs
+}
+
+// Size is the value of the packet's size field: the byte count after it.
+func (p Packet) Size() int { return len(p.Body) + MinPacketSize }
+
+// Len is the number of bytes the packet takes on the wire.
+func (p Packet) Len() int { return p.Size() + 4 }
+
+// AppendBinary appends the wire form of p to b: size (int32 LE,
+// back-patched), id, type, body, NUL, NUL. It implements
+// encoding.BinaryAppender. The whole packet is built in one buffer so it
+// can go out in a single Write. It fails only when the body is too long
+// for the int32 size field.
+func (p Packet) AppendBinary(b []byte) ([]byte, error) {
+	if len(p.Body) > math.MaxInt32-MinPacketSize {
+		return b, &SizeError{Size: math.MaxInt32, Max: math.MaxInt32 - 1}
+	}
+	start := len(b)
+	b = wire.AppendInt32(b, 0) // patched below
+	b = wire.AppendInt32(b, p.ID)
+	b = wire.AppendInt32(b, int32(p.Type))
+	b = append(b, p.Body...)
+	b = append(b, 0, 0)
+	size := wire.AppendInt32(nil, int32(len(b)-start-4))
+	copy(b[start:], size)
+	return b, nil
+}
+
+// MarshalBinary returns the wire form of p.
+func (p Packet) MarshalBinary() ([]byte, error) {
+	return p.AppendBinary(make([]byte, 0, p.Len()))
+}
+
+// ParsePacket decodes the packet at the start of b. max limits the size
+// field (max <= 0 means [DefaultMaxPacketSize]). It returns the packet
+// and the number of bytes consumed. If b ends inside the packet the error
+// matches [ErrTruncated] and more input is needed. The body aliases b.
+//
+// Padding is tolerated: up to two trailing NULs inside the declared size
+// are removed, missing ones are not required, and NULs before them stay
+// in the body.
+func ParsePacket(b []byte, max int) (p Packet, n int, err error) {
+	r := wire.NewReader(b)
+	size32, err := r.Int32()
+	if err != nil {
+		return Packet{}, 0, &ParseError{Offset: len(b), Err: ErrTruncated}
+	}
+	size, err := checkSize(size32, max)
+	if err != nil {
+		return Packet{}, 0, err
+	}
+	payload, err := r.Bytes(size)
+	if err != nil {
+		return Packet{}, 0, &ParseError{Offset: len(b), Err: ErrTruncated}
+	}
+	return decodePayload(payload), 4 + size, nil
+}
+
+func checkSize(size32 int32, max int) (int, error) {
+	if max <= 0 {
+		max = DefaultMaxPacketSize
+	}
+	size := int(size32)
+	if size < MinPacketSize || size > max {
+		return 0, &ParseError{Offset: 0, Err: &SizeError{Size: size, Max: max}}
+	}
+	return size, nil
+}
+
+// decodePayload splits the bytes after the size field (len >= 10) into
+// id, type and body, dropping at most two trailing NULs.
+func decodePayload(payload []byte) Packet {
+	r := wire.NewReader(payload)
+	id, _ := r.Int32()
+	typ, _ := r.Int32()
+	body := r.Rest()
+	for i := 0; i < 2 && len(body) > 0 && body[len(body)-1] == 0; i++ {
+		body = body[:len(body)-1]
+	}
+	return Packet{ID: id, Type: PacketType(typ), Body: body}
+}
+
+// Reader reads packets from a byte stream, framing them with
+// io.ReadFull, so packets split across or coalesced within TCP segments
+// are handled. It buffers its input. Every packet gets a freshly
+// allocated body that the caller may keep.
+type Reader struct {
+	br  *bufio.Reader
+	max int
+	hdr [4]byte
+}
+
+// NewReader returns a Reader on r that rejects size fields above max
+// (max <= 0 means [DefaultMaxPacketSize]).
+func NewReader(r io.Reader, max int) *Reader {
+	if max <= 0 {
+		max = DefaultMaxPacketSize
+	}
+	return &Reader{br: bufio.NewReader(r), max: max}
+}
+
+// ReadPacket reads the next packet. It returns io.EOF if the stream ends
+// cleanly between packets, a [*ParseError] matching [ErrTruncated] if it
+// ends inside one, a [*ParseError] holding a [*SizeError] for a size
+// field out of range (nothing is allocated then), and I/O errors as they
+// come. After an error the stream position is undefined; discard the
+// Reader.
+func (r *Reader) ReadPacket() (Packet, error) {
+	if n, err := io.ReadFull(r.br, r.hdr[:]); err != nil {
+		return Packet{}, truncated(err, n)
+	}
+	hr := wire.NewReader(r.hdr[:])
+	size32, _ := hr.Int32()
+	size, err := checkSize(size32, r.max)
+	if err != nil {
+		return Packet{}, err
+	}
+	payload := make([]byte, size)
+	if n, err := io.ReadFull(r.br, payload); err != nil {
+		return Packet{}, truncated(err, 4+n)
+	}
+	return decodePayload(payload), nil
+}
+
+// peekDiscard discards the next len(prefix) bytes if they equal prefix.
+// It blocks until that many bytes are buffered, so call it only when
+// more data is due anyway. Errors are left for the next ReadPacket.
+func (r *Reader) peekDiscard(prefix []byte) bool {
+	b, err := r.br.Peek(len(prefix))
+	if err != nil || string(b) != string(prefix) {
+		return false
+	}
+	_, _ = r.br.Discard(len(prefix))
+	return true
+}
+
+// truncated maps an end of stream after n bytes of a packet to the
+// package's errors; other I/O errors pass through.
+func truncated(err error, n int) error {
+	switch {
+	case n == 0 && errors.Is(err, io.EOF):
+		return io.EOF
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return &ParseError{Offset: n, Err: ErrTruncated}
+	}
+	return err
+}
