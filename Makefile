@@ -1,0 +1,30 @@
+# Developer targets. `make help` lists them.
+GO ?= go
+
+.PHONY: help test race fuzz interop bench lint demo
+help: ## list targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+
+test: ## run the unit and conversation tests
+	$(GO) test ./...
+
+race: ## run the tests under the race detector
+	$(GO) test -race ./...
+
+fuzz: ## smoke-run every FuzzX target (FUZZTIME=10s each by default)
+	.ci/fuzz-smoke
+
+interop: ## run the interop tests against qstat, gamedig, go-a2s, gorcon, go-mc and rcon-client
+	.ci/install-peers
+	$(GO) test -tags interop -count=1 -run Interop ./...
+
+bench: ## run the Go benchmarks (figures, not assertions)
+	$(GO) test -run='^$$' -bench=. -benchtime=1s ./...
+
+lint: ## gofmt and go vet
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+	$(GO) vet -tags interop ./...
+
+demo: ## run the demo against the embedded simulated server
+	$(GO) run ./cmd/gsq demo
