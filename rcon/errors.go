@@ -43,6 +43,9 @@ var (
 	// ErrCommandTooLong is returned when a request would exceed the
 	// dialect's request limit (1460 bytes on the wire for Minecraft).
 	ErrCommandTooLong = errors.New("rcon: command too long")
+	// ErrResponseTooLarge is returned when one command's output exceeds
+	// Options.MaxResponseSize.
+	ErrResponseTooLarge = errors.New("rcon: response too large")
 	// ErrProtocol reports a packet the client cannot fit into the
 	// conversation (for example an AUTH_RESPONSE for an unknown id while
 	// logging in). The connection is closed afterwards.
