@@ -2,6 +2,7 @@ package rcon
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -83,8 +84,7 @@ func (p Packet) AppendBinary(b []byte) ([]byte, error) {
 	b = wire.AppendInt32(b, int32(p.Type))
 	b = append(b, p.Body...)
 	b = append(b, 0, 0)
-	size := wire.AppendInt32(nil, int32(len(b)-start-4))
-	copy(b[start:], size)
+	binary.LittleEndian.PutUint32(b[start:], uint32(len(b)-start-4))
 	return b, nil
 }
 

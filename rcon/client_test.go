@@ -1,0 +1,781 @@
+package rcon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestAuthShapes(t *testing.T) {
+	for _, d := range []Dialect{DialectSource, DialectCS2, DialectMinecraft} {
+		t.Run(d.String()+"/ok", func(t *testing.T) {
+			c, _ := dialEmu(t, emu{password: "s3cret", dialect: d}, &Options{Dialect: d})
+			got, err := c.Exec(testCtx(t), "status")
+			if err != nil || got != "ran status" {
+				t.Fatalf("Exec = %q, %v", got, err)
+			}
+		})
+		t.Run(d.String()+"/wrong password", func(t *testing.T) {
+			s := startFake(t, emu{password: "s3cret", dialect: d}.serve)
+			_, err := Dial(testCtx(t), s.addr(), "nope", &Options{Dialect: d})
+			if !errors.Is(err, ErrAuthFailed) {
+				t.Fatalf("err = %v, want ErrAuthFailed", err)
+			}
+		})
+	}
+}
+
+// Classic SRCDS answers the login with the empty packet and the auth
+// response in one segment; the client must not take the first for the
+// answer, and a wrong password must not "succeed".
+func TestAuthLeadingEmptyPacketCoalesced(t *testing.T) {
+	s := startFake(t, func(c *fakeConn) {
+		p, ok := c.read()
+		if !ok {
+			return
+		}
+		c.send(Packet{ID: p.ID, Type: TypeResponseValue}, Packet{ID: -1, Type: TypeAuthResponse})
+		drain(c)
+	})
+	if _, err := Dial(testCtx(t), s.addr(), "x", nil); !errors.Is(err, ErrAuthFailed) {
+		t.Fatalf("err = %v, want ErrAuthFailed", err)
+	}
+}
+
+func TestAuthErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		handle  func(c *fakeConn)
+		wantErr error
+		notErr  error
+	}{
+		{"closed during auth (Squad)", func(c *fakeConn) { c.read() }, ErrConnClosed, ErrNoAuthResponse},
+		{"silent (ARK)", drain, ErrNoAuthResponse, ErrConnClosed},
+		{"auth response for another id", func(c *fakeConn) {
+			p, _ := c.read()
+			c.send(Packet{ID: p.ID + 5, Type: TypeAuthResponse})
+			drain(c)
+		}, ErrProtocol, ErrAuthFailed},
+		{"garbage size", func(c *fakeConn) {
+			c.read()
+			c.writeRaw(le(3))
+			drain(c)
+		}, ErrPacketTooSmall, ErrAuthFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := startFake(t, tt.handle)
+			_, err := Dial(context.Background(), s.addr(), "pw", &Options{Timeout: 300 * time.Millisecond})
+			if !errors.Is(err, tt.wantErr) || errors.Is(err, tt.notErr) {
+				t.Fatalf("err = %v, want %v and not %v", err, tt.wantErr, tt.notErr)
+			}
+		})
+	}
+}
+
+func TestAuthContextCancel(t *testing.T) {
+	s := startFake(t, drain)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	_, err := Dial(ctx, s.addr(), "pw", nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+// A server that accepts the login and then never answers: the command
+// fails with ErrTimeout (also context.DeadlineExceeded), bounded by the
+// timeout, and the output that arrived is returned.
+func TestSilentServer(t *testing.T) {
+	for _, viaCtx := range []bool{false, true} {
+		t.Run(fmt.Sprint("ctx deadline=", viaCtx), func(t *testing.T) {
+			c, _ := dialEmu(t, emu{password: "pw", respond: func(string) string { return "partial" }, ignoreProbe: true},
+				&Options{Timeout: 200 * time.Millisecond})
+			ctx := context.Background()
+			if viaCtx {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, 200*time.Millisecond)
+				defer cancel()
+			}
+			out, err := c.Exec(ctx, "status")
+			if !errors.Is(err, ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("err = %v, want ErrTimeout", err)
+			}
+			if out != "partial" {
+				t.Fatalf("partial output = %q", out)
+			}
+		})
+	}
+}
+
+func TestServerClosesMidResponse(t *testing.T) {
+	s := startFake(t, func(c *fakeConn) {
+		if !(emu{password: "pw"}).authSource(c) {
+			return
+		}
+		p, _ := c.read()
+		c.send(Packet{ID: p.ID, Type: TypeResponseValue, Body: []byte("first half")})
+		b, _ := Packet{ID: p.ID, Type: TypeResponseValue, Body: []byte("second half")}.AppendBinary(nil)
+		c.writeRaw(b[:9]) // cut inside the packet
+	})
+	c, err := Dial(testCtx(t), s.addr(), "pw", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	out, err := c.Exec(testCtx(t), "status")
+	if !errors.Is(err, ErrConnClosed) || out != "first half" {
+		t.Fatalf("Exec = %q, %v; want partial output and ErrConnClosed", out, err)
+	}
+	if _, err := c.Exec(testCtx(t), "status"); !errors.Is(err, ErrConnClosed) {
+		t.Fatalf("next Exec err = %v, want ErrConnClosed", err)
+	}
+}
+
+// bigOutput is deterministic text of about n bytes with multi-byte runes
+// that straddle packet boundaries.
+func bigOutput(n int) string {
+	var sb strings.Builder
+	for i := 0; sb.Len() < n; i++ {
+		fmt.Fprintf(&sb, "%06d Жёлтый 玩家 🎮 §aname\n", i)
+	}
+	return sb.String()
+}
+
+func TestLargeResponses(t *testing.T) {
+	for _, size := range []int{100 << 10, 1 << 20} {
+		want := bigOutput(size)
+		for _, d := range []Dialect{DialectSource, DialectCS2, DialectMinecraft} {
+			t.Run(fmt.Sprintf("%v/%dK", d, size>>10), func(t *testing.T) {
+				var viol atomic.Int32
+				c, _ := dialEmu(t, emu{password: "pw", dialect: d, mcViolations: &viol,
+					respond: func(string) string { return want }}, &Options{Dialect: d})
+				want := want
+				if d == DialectMinecraft { // surrogate pairs cut by a fragment end become "??"
+					want = string(joinFragments(minecraftFragments(want)))
+				}
+				for range 2 { // the second run proves nothing was left behind
+					got, err := c.Exec(testCtx(t), "cvarlist")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got != want {
+						t.Fatalf("got %d bytes, want %d (first diff at %d)", len(got), len(want), firstDiff(got, want))
+					}
+				}
+				if viol.Load() != 0 {
+					t.Fatalf("%d requests broke the Minecraft single-read rule", viol.Load())
+				}
+			})
+		}
+	}
+}
+
+func firstDiff(a, b string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// Minecraft output of exactly 4096 UTF-16 units (or a multiple) ends
+// with a full fragment: only the probe can tell, and it must be sent
+// after the fragment, never with the command.
+func TestMinecraftExactFragments(t *testing.T) {
+	outputs := map[string]string{
+		"empty":             "",
+		"4095":              strings.Repeat("a", 4095),
+		"4096":              strings.Repeat("a", 4096),
+		"8192":              strings.Repeat("b", 8192),
+		"4096 two-byte":     strings.Repeat("é", 4096),
+		"4096 three-byte":   strings.Repeat("玩", 4096),
+		"surrogates at cut": strings.Repeat("a", 4095) + strings.Repeat("🎮", 10),
+		"raw section signs": strings.Repeat("§c", 3000),
+	}
+	for name, out := range outputs {
+		t.Run(name, func(t *testing.T) {
+			var viol atomic.Int32
+			c, _ := dialEmu(t, emu{password: "pw", dialect: DialectMinecraft, mcViolations: &viol,
+				respond: func(string) string { return out }}, &Options{Dialect: DialectMinecraft})
+			want := string(joinFragments(minecraftFragments(out)))
+			for range 2 {
+				got, err := c.Exec(testCtx(t), "help")
+				if err != nil || got != want {
+					t.Fatalf("got %d bytes (%v), want %d", len(got), err, len(want))
+				}
+			}
+			if viol.Load() != 0 {
+				t.Fatal("client wrote packets back to back")
+			}
+		})
+	}
+}
+
+func joinFragments(frags [][]byte) []byte {
+	var b []byte
+	for _, f := range frags {
+		b = append(b, f...)
+	}
+	return b
+}
+
+func TestNonASCII(t *testing.T) {
+	names := "Игрок, 玩家, 플레이어, Ελληνικά, émoji 🎮"
+	for _, d := range []Dialect{DialectSource, DialectMinecraft} {
+		t.Run(d.String(), func(t *testing.T) {
+			c, _ := dialEmu(t, emu{password: "pässwörd", dialect: d}, &Options{Dialect: d})
+			got, err := c.Exec(testCtx(t), "say "+names)
+			if err != nil || got != "ran say "+names {
+				t.Fatalf("Exec = %q, %v", got, err)
+			}
+		})
+	}
+	t.Run("Latin-1 section sign", func(t *testing.T) {
+		c, _ := dialEmu(t, emu{password: "pw", respond: func(string) string { return "\xa7cRed \xa7rand Жёлтый" }}, nil)
+		got, err := c.Exec(testCtx(t), "list")
+		if err != nil || got != "§cRed §rand Жёлтый" {
+			t.Fatalf("Exec = %q, %v", got, err)
+		}
+		raw, err := c.ExecBytes(testCtx(t), "list")
+		if err != nil || string(raw) != "\xa7cRed \xa7rand Жёлтый" {
+			t.Fatalf("ExecBytes = %q, %v", raw, err)
+		}
+	})
+}
+
+// The server writes everything one byte at a time, or in odd sizes that
+// split the size word.
+func TestHostileSegmentation(t *testing.T) {
+	out := bigOutput(20 << 10)
+	for _, chunk := range []int{1, 3, 4097} {
+		for _, d := range []Dialect{DialectSource, DialectCS2} {
+			t.Run(fmt.Sprintf("%v/%d", d, chunk), func(t *testing.T) {
+				c, _ := dialEmu(t, emu{password: "pw", dialect: d, chunk: chunk,
+					respond: func(string) string { return out }}, &Options{Dialect: d})
+				got, err := c.Exec(testCtx(t), "status")
+				if err != nil || got != out {
+					t.Fatalf("got %d bytes (%v), want %d", len(got), err, len(out))
+				}
+			})
+		}
+	}
+}
+
+// A cancelled command's answer arrives late, coalesced with the next
+// command's: it must be dropped, not returned to the next command.
+func TestCancelledRequestLatePackets(t *testing.T) {
+	release := make(chan struct{})
+	s := startFake(t, func(c *fakeConn) {
+		if !(emu{password: "pw"}).authSource(c) {
+			return
+		}
+		first, _ := c.read()
+		probe1, _ := c.read()
+		<-release
+		second, _ := c.read()
+		probe2, _ := c.read()
+		e := emu{}
+		var pkts []Packet
+		pkts = append(pkts, e.sourceReply(first.ID, "STALE answer to "+string(first.Body))...)
+		pkts = append(pkts, Packet{ID: probe1.ID}, Packet{ID: probe1.ID, Body: []byte{0, 0, 0, 1}})
+		pkts = append(pkts, e.sourceReply(second.ID, "fresh answer to "+string(second.Body))...)
+		pkts = append(pkts, Packet{ID: probe2.ID}, Packet{ID: probe2.ID, Body: []byte{0, 0, 0, 1}})
+		c.send(pkts...)
+		drain(c)
+	})
+	c, err := Dial(testCtx(t), s.addr(), "pw", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	if _, err := c.Exec(ctx, "slow"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled Exec err = %v", err)
+	}
+	close(release)
+	got, err := c.Exec(testCtx(t), "fast")
+	if err != nil || got != "fresh answer to fast" {
+		t.Fatalf("next Exec = %q, %v", got, err)
+	}
+	select {
+	case ev := <-c.Events():
+		t.Fatalf("late packet leaked to Events: %+v", ev)
+	default:
+	}
+}
+
+// With Pipeline, several commands are in flight at once and answers are
+// demultiplexed by id even when they come back in reverse order.
+func TestPipelining(t *testing.T) {
+	const n = 8
+	s := startFake(t, func(c *fakeConn) {
+		if !(emu{password: "pw"}).authSource(c) {
+			return
+		}
+		var reqs []Packet
+		for len(reqs) < 2*n {
+			p, ok := c.read()
+			if !ok {
+				t.Errorf("server got %d packets, want %d in flight together", len(reqs), 2*n)
+				return
+			}
+			reqs = append(reqs, p)
+		}
+		for i := len(reqs) - 2; i >= 0; i -= 2 {
+			cmd, probe := reqs[i], reqs[i+1]
+			pkts := (emu{}).sourceReply(cmd.ID, strings.Repeat(string(cmd.Body)+" ", 1000))
+			pkts = append(pkts, Packet{ID: probe.ID}, Packet{ID: probe.ID, Body: []byte{0, 0, 0, 1}})
+			c.send(pkts...)
+		}
+		drain(c)
+	})
+	c, err := Dial(testCtx(t), s.addr(), "pw", &Options{Pipeline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			cmd := fmt.Sprintf("cmd%d", i)
+			got, err := c.Exec(testCtx(t), cmd)
+			if err != nil || got != strings.Repeat(cmd+" ", 1000) {
+				t.Errorf("%s: got %d bytes, %v", cmd, len(got), err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// Serial mode (the default) never has two commands in flight.
+func TestSerialConcurrentCallers(t *testing.T) {
+	var inFlight, peak atomic.Int32
+	cmds := make(chan Packet, 64)
+	c, _ := dialEmu(t, emu{password: "pw", cmds: cmds, respond: func(cmd string) string {
+		v := inFlight.Add(1)
+		if v > peak.Load() {
+			peak.Store(v)
+		}
+		defer inFlight.Add(-1)
+		return "ran " + cmd
+	}}, nil)
+	var wg sync.WaitGroup
+	for i := range 10 {
+		wg.Go(func() {
+			cmd := fmt.Sprint("c", i)
+			if got, err := c.Exec(testCtx(t), cmd); err != nil || got != "ran "+cmd {
+				t.Errorf("%s: %q %v", cmd, got, err)
+			}
+		})
+	}
+	wg.Wait()
+	if len(cmds) != 10 {
+		t.Fatalf("server ran %d commands", len(cmds))
+	}
+}
+
+func TestIDSequence(t *testing.T) {
+	c, err := newClient("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int32]bool{}
+	check := func(id int32) {
+		t.Helper()
+		if id <= 0 || id == 42 || id&0xFFFFFF == 0 || seen[id] {
+			t.Fatalf("bad or repeated id %d", id)
+		}
+		seen[id] = true
+	}
+	for range 100 {
+		check(c.newID())
+	}
+	if seen[42] || !seen[41] || !seen[43] {
+		t.Fatal("ids around 42 wrong")
+	}
+	c.nextID = 1<<24 - 2
+	check(c.newID())
+	if got := c.newID(); got != 1<<24+1 {
+		t.Fatalf("id after 1<<24-1 = %d, want %d", got, 1<<24+1)
+	}
+	c.nextID = math.MaxInt32 - 1
+	if got := c.newID(); got != math.MaxInt32 {
+		t.Fatalf("got %d", got)
+	}
+	if got := c.newID(); got != 1 || !c.wrapped || !c.issued(1<<30) {
+		t.Fatalf("after wrap got %d wrapped=%v", got, c.wrapped)
+	}
+}
+
+// The ids the server actually sees are unique and avoid the values
+// servers use on their own.
+func TestIDsOnTheWire(t *testing.T) {
+	cmds := make(chan Packet, 100)
+	c, _ := dialEmu(t, emu{password: "pw", cmds: cmds}, nil)
+	for i := range 30 {
+		if _, err := c.Exec(testCtx(t), fmt.Sprint("c", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(cmds)
+	seen := map[int32]bool{}
+	for p := range cmds {
+		if p.ID == 0 || p.ID == -1 || p.ID == 42 || seen[p.ID] {
+			t.Fatalf("server saw id %d", p.ID)
+		}
+		seen[p.ID] = true
+	}
+}
+
+func TestEvents(t *testing.T) {
+	s := startFake(t, func(c *fakeConn) {
+		if !(emu{password: "pw"}).authSource(c) {
+			return
+		}
+		p, _ := c.read()
+		probe, _ := c.read()
+		c.send(
+			Packet{ID: 0, Type: TypeChatValue, Body: []byte("[ChatAll] hi")},
+			Packet{ID: p.ID, Type: TypeResponseValue, Body: []byte("out")},
+			Packet{ID: -1, Type: TypeRustConsole, Body: []byte("console line")},
+			Packet{ID: 123456, Type: TypeResponseValue, Body: []byte("stray")},
+			Packet{ID: probe.ID}, Packet{ID: probe.ID, Body: []byte{0, 0, 0, 1}},
+		)
+		drain(c)
+	})
+	c, err := Dial(testCtx(t), s.addr(), "pw", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Exec(testCtx(t), "x")
+	if err != nil || got != "out" {
+		t.Fatalf("Exec = %q, %v", got, err)
+	}
+	want := []string{"[ChatAll] hi", "console line", "stray"}
+	for _, w := range want {
+		select {
+		case ev := <-c.Events():
+			if string(ev.Body) != w {
+				t.Fatalf("event %q, want %q", ev.Body, w)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no event %q", w)
+		}
+	}
+	c.Close()
+	if _, ok := <-c.Events(); ok {
+		t.Fatal("Events not closed by Close")
+	}
+}
+
+// A full events buffer drops the oldest packets and never stalls the
+// reader: the command still completes.
+func TestEventsDropOldest(t *testing.T) {
+	s := startFake(t, func(c *fakeConn) {
+		if !(emu{password: "pw"}).authSource(c) {
+			return
+		}
+		p, _ := c.read()
+		probe, _ := c.read()
+		var pkts []Packet
+		for i := range 50 {
+			pkts = append(pkts, Packet{Type: TypeChatValue, Body: fmt.Appendf(nil, "chat %d", i)})
+		}
+		pkts = append(pkts, Packet{ID: p.ID, Body: []byte("done")}, Packet{ID: probe.ID}, Packet{ID: probe.ID, Body: []byte{1}})
+		c.send(pkts...)
+		drain(c)
+	})
+	c, err := Dial(testCtx(t), s.addr(), "pw", &Options{EventBuffer: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got, err := c.Exec(testCtx(t), "x"); err != nil || got != "done" {
+		t.Fatalf("Exec = %q, %v", got, err)
+	}
+	for _, w := range []string{"chat 47", "chat 48", "chat 49"} {
+		if ev := <-c.Events(); string(ev.Body) != w {
+			t.Fatalf("event %q, want %q", ev.Body, w)
+		}
+	}
+}
+
+func TestProfiles(t *testing.T) {
+	zero, fortyTwo := int32(0), int32(42)
+	tests := []struct {
+		profile string
+		emu     emu
+		want    string
+	}{
+		{"factorio", emu{ignoreProbe: true}, "ran x"},
+		{"palworld", emu{ignoreProbe: true, replyID: &zero}, "ran x"},
+		{"conan", emu{replyID: &fortyTwo}, "ran x"},
+		{"squad", emu{squadTail: true}, "ran x"},
+		{"rust-legacy", emu{ignoreProbe: true}, "ran x"},
+		{"ark", emu{ignoreProbe: true, respond: func(string) string { return "Server received, But no response!!" }},
+			"Server received, But no response!!"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.profile, func(t *testing.T) {
+			tt.emu.password = "pw"
+			c, _ := dialEmu(t, tt.emu, &Options{Profile: tt.profile, Pipeline: true})
+			for i := range 3 {
+				got, err := c.Exec(testCtx(t), "x")
+				if err != nil || got != tt.want {
+					t.Fatalf("run %d: Exec = %q, %v", i, got, err)
+				}
+			}
+		})
+	}
+}
+
+// Squad's malformed probe tail must not desync the stream, even when
+// the stray bytes arrive in a separate segment.
+func TestSquadTailSegmented(t *testing.T) {
+	c, _ := dialEmu(t, emu{password: "pw", squadTail: true, chunk: 5, respond: func(cmd string) string {
+		return strings.Repeat("ListPlayers ", 800)
+	}}, &Options{Profile: "squad"})
+	for range 3 {
+		got, err := c.Exec(testCtx(t), "ListPlayers")
+		if err != nil || got != strings.Repeat("ListPlayers ", 800) {
+			t.Fatalf("got %d bytes, %v", len(got), err)
+		}
+	}
+}
+
+// ARK does not answer some commands at all: the answer is empty, no
+// error, after the NoReply period; answers that do come end after the
+// quiet period.
+func TestQuietPeriodNoReply(t *testing.T) {
+	c, _ := dialEmu(t, emu{password: "pw", ignoreProbe: true, respond: func(cmd string) string {
+		if cmd == "silent" {
+			return noAnswer
+		}
+		return "line"
+	}}, &Options{Terminator: QuietPeriod{Quiet: 50 * time.Millisecond, NoReply: 100 * time.Millisecond}})
+	for _, cmd := range []string{"loud", "silent", "loud"} {
+		want := map[string]string{"loud": "line", "silent": ""}[cmd]
+		got, err := c.Exec(testCtx(t), cmd)
+		if err != nil || got != want {
+			t.Fatalf("%s: Exec = %q, %v", cmd, got, err)
+		}
+	}
+}
+
+// Palworld answers with id 0; once a request is abandoned, its late reply
+// could be taken for the next one, so the connection is given up.
+func TestForeignIDAbandonDropsConnection(t *testing.T) {
+	zero := int32(0)
+	c, _ := dialEmu(t, emu{password: "pw", ignoreProbe: true, replyID: &zero, respond: func(cmd string) string {
+		if cmd == "slow" {
+			time.Sleep(300 * time.Millisecond)
+		}
+		return "ran " + cmd
+	}}, &Options{Profile: "palworld"})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := c.Exec(ctx, "slow"); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("err = %v", err)
+	}
+	if got, err := c.Exec(testCtx(t), "next"); !errors.Is(err, ErrConnClosed) {
+		t.Fatalf("next Exec = %q, %v; want ErrConnClosed", got, err)
+	}
+}
+
+func TestReconnect(t *testing.T) {
+	e := emu{password: "pw"}
+	s := startFake(t, func(c *fakeConn) {
+		if c.index == 1 {
+			// Serve one command, then drop the connection.
+			if !e.authSource(c) {
+				return
+			}
+			p, _ := c.read()
+			probe, _ := c.read()
+			c.send(Packet{ID: p.ID, Body: []byte("one")}, Packet{ID: probe.ID}, Packet{ID: probe.ID, Body: []byte{1}})
+			return
+		}
+		e.serve(c)
+	})
+	c, err := Dial(testCtx(t), s.addr(), "pw", &Options{Reconnect: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got, err := c.Exec(testCtx(t), "a"); err != nil || got != "one" {
+		t.Fatalf("first Exec = %q, %v", got, err)
+	}
+	// The drop may be noticed by this command or before it; either way a
+	// later command runs on a new connection.
+	var got string
+	for range 3 {
+		if got, err = c.Exec(testCtx(t), "b"); err == nil {
+			break
+		}
+		if !errors.Is(err, ErrConnClosed) {
+			t.Fatalf("err = %v", err)
+		}
+	}
+	if got != "ran b" || s.accepted.Load() != 2 {
+		t.Fatalf("after reconnect: %q, %v, %d connections", got, err, s.accepted.Load())
+	}
+}
+
+// Without Reconnect a dropped connection stays dropped.
+func TestNoReconnect(t *testing.T) {
+	s := startFake(t, func(c *fakeConn) { (emu{password: "pw"}).authSource(c) })
+	c, err := Dial(testCtx(t), s.addr(), "pw", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for range 2 {
+		if _, err := c.Exec(testCtx(t), "x"); !errors.Is(err, ErrConnClosed) {
+			t.Fatalf("err = %v", err)
+		}
+	}
+	if s.accepted.Load() != 1 {
+		t.Fatal("client re-dialled without Reconnect")
+	}
+}
+
+func TestReconnectBackoffBounded(t *testing.T) {
+	c, err := newClient("", &Options{Reconnect: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.backoff < time.Second {
+		t.Fatalf("initial backoff %v < 1s", c.backoff)
+	}
+	for range 20 {
+		c.backoff = min(2*c.backoff, MaxReconnectBackoff)
+	}
+	if c.backoff != MaxReconnectBackoff {
+		t.Fatal("backoff not bounded")
+	}
+}
+
+func TestCommandValidation(t *testing.T) {
+	c, _ := dialEmu(t, emu{password: "pw", dialect: DialectMinecraft}, &Options{Dialect: DialectMinecraft})
+	for _, cmd := range []string{"", "a\x00b"} {
+		if _, err := c.Exec(testCtx(t), cmd); !errors.Is(err, ErrInvalidCommand) {
+			t.Fatalf("%q: err = %v", cmd, err)
+		}
+	}
+	if _, err := c.Exec(testCtx(t), strings.Repeat("x", 1447)); !errors.Is(err, ErrCommandTooLong) {
+		t.Fatalf("err = %v, want ErrCommandTooLong", err)
+	}
+	long := "say " + strings.Repeat("x", 1442)
+	if got, err := c.Exec(testCtx(t), long); err != nil || got != "ran "+long {
+		t.Fatalf("1446-byte command: %q, %v", got, err)
+	}
+}
+
+func TestMinecraftCommandDelaySerial(t *testing.T) {
+	var viol atomic.Int32
+	c, _ := dialEmu(t, emu{password: "pw", dialect: DialectMinecraft, mcViolations: &viol},
+		&Options{Dialect: DialectMinecraft, Pipeline: true, CommandDelay: 5 * time.Millisecond})
+	var wg sync.WaitGroup
+	for i := range 6 {
+		wg.Go(func() {
+			cmd := fmt.Sprint("c", i)
+			if got, err := c.Exec(testCtx(t), cmd); err != nil || got != "ran "+cmd {
+				t.Errorf("%q %v", got, err)
+			}
+		})
+	}
+	wg.Wait()
+	if viol.Load() != 0 {
+		t.Fatal("coalesced Minecraft requests")
+	}
+}
+
+func TestResponseSizeLimit(t *testing.T) {
+	c, _ := dialEmu(t, emu{password: "pw", respond: func(string) string { return strings.Repeat("x", 50000) }},
+		&Options{MaxResponseSize: 10000})
+	if _, err := c.Exec(testCtx(t), "x"); !errors.Is(err, ErrResponseTooLarge) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestPacketSizeLimit(t *testing.T) {
+	c, _ := dialEmu(t, emu{password: "pw", dialect: DialectCS2, respond: func(string) string { return strings.Repeat("x", 9000) }},
+		&Options{Dialect: DialectCS2, MaxPacketSize: 8192})
+	if _, err := c.Exec(testCtx(t), "x"); !errors.Is(err, ErrPacketTooLarge) || !errors.Is(err, ErrProtocol) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestClose(t *testing.T) {
+	release := make(chan struct{})
+	s := startFake(t, func(c *fakeConn) {
+		(emu{password: "pw"}).authSource(c)
+		<-release
+	})
+	defer close(release)
+	c, err := Dial(testCtx(t), s.addr(), "pw", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	go func() {
+		_, err := c.Exec(testCtx(t), "hang")
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, ErrClientClosed) {
+		t.Fatalf("in-flight Exec err = %v", err)
+	}
+	if _, err := c.Exec(testCtx(t), "x"); !errors.Is(err, ErrClientClosed) {
+		t.Fatalf("Exec after Close: %v", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}
+
+func TestParseDialect(t *testing.T) {
+	for in, want := range map[string]Dialect{"source": DialectSource, "SRCDS": DialectSource, "cs2": DialectCS2, "Minecraft": DialectMinecraft, "mc": DialectMinecraft} {
+		if got, err := ParseDialect(in); err != nil || got != want {
+			t.Errorf("ParseDialect(%q) = %v, %v", in, got, err)
+		}
+	}
+	if _, err := ParseDialect("quake"); err == nil {
+		t.Error("ParseDialect(quake) succeeded")
+	}
+	for _, d := range []Dialect{DialectSource, DialectCS2, DialectMinecraft} {
+		if got, _ := ParseDialect(d.String()); got != d {
+			t.Errorf("round trip of %v", d)
+		}
+	}
+	if Dialect(9).String() != "Dialect(9)" {
+		t.Error(Dialect(9).String())
+	}
+}
+
+func TestLookupProfile(t *testing.T) {
+	for _, p := range Profiles() {
+		got, err := LookupProfile(strings.ToUpper(p.Name))
+		if err != nil || got.Name != p.Name || p.Summary == "" {
+			t.Errorf("LookupProfile(%q) = %+v, %v", p.Name, got, err)
+		}
+	}
+	if _, err := LookupProfile("doom"); err == nil {
+		t.Error("unknown profile accepted")
+	}
+	if _, err := Dial(testCtx(t), "127.0.0.1:1", "pw", &Options{Profile: "doom"}); err == nil {
+		t.Error("Dial accepted an unknown profile")
+	}
+}
