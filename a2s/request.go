@@ -1,0 +1,92 @@
+package a2s
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gsq-project/gsq/internal/wire"
+)
+
+// Request is a client query: A2S_INFO ('T'), A2S_PLAYER ('U'), A2S_RULES
+// ('V'), A2A_PING ('i') or the legacy A2S_SERVERQUERY_GETCHALLENGE ('W').
+type Request struct {
+	Type byte // TypeInfoRequest, TypePlayerRequest, TypeRulesRequest, TypePingRequest or TypeChallengeRequestLegacy
+	// Challenge is the challenge number echoed back to the server; it is
+	// only meaningful when HasChallenge is set.
+	Challenge    uint32
+	HasChallenge bool
+	// Padding is the number of extra bytes after the request. Valve
+	// proposed padding A2S_INFO to 1200 bytes as an anti-amplification
+	// alternative to the challenge, and the spec says servers must accept
+	// appended data.
+	Padding int
+}
+
+// MaxPadding bounds Request.Padding so the request fits one datagram.
+const MaxPadding = 1400
+
+// AppendBinary appends the request, header included. An A2S_INFO request
+// carries "Source Engine Query\0" and then the challenge only if
+// HasChallenge is set; A2S_PLAYER and A2S_RULES always carry four bytes,
+// AskChallenge (-1) when HasChallenge is not set. Padding zero bytes
+// follow.
+func (r Request) AppendBinary(b []byte) ([]byte, error) {
+	if r.Padding < 0 || r.Padding > MaxPadding {
+		return b, fmt.Errorf("%w: padding %d", ErrTooLarge, r.Padding)
+	}
+	out := wire.AppendUint32(b, HeaderSimple)
+	out = append(out, r.Type)
+	switch r.Type {
+	case TypeInfoRequest:
+		out = wire.AppendString(out, infoQuery)
+		if r.HasChallenge {
+			out = wire.AppendUint32(out, r.Challenge)
+		}
+	case TypePlayerRequest, TypeRulesRequest:
+		c := AskChallenge
+		if r.HasChallenge {
+			c = r.Challenge
+		}
+		out = wire.AppendUint32(out, c)
+	case TypePingRequest, TypeChallengeRequestLegacy:
+	default:
+		return b, fmt.Errorf("%w 0x%02x for a request", ErrUnexpectedType, r.Type)
+	}
+	for range r.Padding {
+		out = append(out, 0)
+	}
+	return out, nil
+}
+
+// ParseRequest parses a client query, for servers. Bytes after the known
+// fields are counted in Padding, never rejected. The four bytes after an
+// A2S_INFO payload, or after an A2S_PLAYER/A2S_RULES type byte, are the
+// challenge; HasChallenge is false when they are missing or are
+// AskChallenge (-1). An A2S_INFO request must carry "Source Engine Query"
+// (its NUL may be missing at the very end of the packet).
+func ParseRequest(b []byte) (Request, error) {
+	r, t, err := openSimple(b, "request", "TUViW")
+	if err != nil {
+		return Request{}, err
+	}
+	req := Request{Type: t}
+	if t == TypeInfoRequest {
+		rest := r.Rest()
+		if !strings.HasPrefix(string(rest), infoQuery) {
+			return Request{}, parseErr("request", r.Offset(), fmt.Errorf("%w: A2S_INFO payload is not %q", ErrMalformed, infoQuery))
+		}
+		_ = r.Skip(len(infoQuery))
+		if r.Len() > 0 {
+			if c, _ := r.Uint8(); c != 0 {
+				return Request{}, parseErr("request", r.Offset()-1, fmt.Errorf("%w: A2S_INFO payload is not %q", ErrMalformed, infoQuery))
+			}
+		}
+	}
+	if t != TypePingRequest && t != TypeChallengeRequestLegacy {
+		if c, err := r.Uint32(); err == nil && c != AskChallenge {
+			req.Challenge, req.HasChallenge = c, true
+		}
+	}
+	req.Padding = r.Len()
+	return req, nil
+}
