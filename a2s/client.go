@@ -1,0 +1,771 @@
+package a2s
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Client defaults, used when the corresponding Client field is zero.
+const (
+	DefaultTimeout         = 2 * time.Second
+	DefaultRetries         = 2
+	DefaultMaxChallenges   = 3
+	DefaultGoldSourceGrace = 50 * time.Millisecond
+)
+
+// receiveBufferSize is the read buffer of the client socket: the largest
+// UDP payload, because Rust and Unreal games send unsplit replies far
+// beyond the spec's 1400 bytes.
+const receiveBufferSize = 64 << 10
+
+// socketBufferSize is the SO_RCVBUF asked for the client socket, so that
+// bursts of replies from many servers are not dropped by the kernel.
+const socketBufferSize = 4 << 20
+
+// maxCachedChallenges bounds the per-server challenge cache.
+const maxCachedChallenges = 1 << 16
+
+// ErrClientClosed is returned by queries on a closed Client.
+var ErrClientClosed = errors.New("a2s: client closed")
+
+// Client queries game servers. It is safe for concurrent use: all queries
+// share one UDP socket, read by one goroutine that hands each datagram to
+// the query it answers (matched by source address and reply type; stray
+// datagrams are dropped). The zero value is ready to use; call Close to
+// release the socket.
+//
+// Every query follows the challenge protocol whatever its type: an S2C_CHALLENGE
+// ('A') reply makes the client resend the request with the echoed 4 bytes, at
+// most MaxChallenges times per query. The challenge is remembered per server,
+// so Players and Rules after Info need no extra round trip; a stale one just
+// earns a new 'A'.
+//
+// Errors: a query that gets no answer fails with an error matching
+// [ErrTimeout] and [os.ErrDeadlineExceeded] (and [context.DeadlineExceeded]
+// when the context's deadline ended it); a malformed reply gives a
+// [*ParseError]; a server that keeps answering 'A' gives
+// [ErrTooManyChallenges].
+type Client struct {
+	// Timeout is how long one attempt waits for an answer (default 2s).
+	// Attempt n (from 0) waits Timeout + n*Timeout/2: a linear backoff.
+	Timeout time.Duration
+	// Retries is how many times a request is resent after an attempt timed
+	// out (default 2). Set it negative for no retry.
+	Retries int
+	// MaxChallenges bounds the 'A' replies accepted per query (default 3).
+	MaxChallenges int
+	// GoldSourceGrace is how long Info waits for a Source 'I' reply after
+	// an obsolete GoldSource 'm' one, since some GoldSource servers send
+	// both (default 50ms; negative disables the wait).
+	GoldSourceGrace time.Duration
+	// LegacyChallenge makes Players and Rules fetch a missing challenge
+	// with A2S_SERVERQUERY_GETCHALLENGE ('W', 0x57) instead of a request
+	// carrying -1. The 'W' request is padded with four 0xFF bytes so that a
+	// server refusing to amplify can still answer it.
+	LegacyChallenge bool
+	// PacketConn is the socket to use. If nil, the client opens a UDP
+	// socket on first use. The Client owns it either way: Close closes it.
+	PacketConn net.PacketConn
+	// Debug, if set, is called with every datagram sent ("send") and
+	// received ("recv"). It must not retain b. Received datagrams are
+	// reported from the read loop, so Debug should be quick.
+	Debug func(dir string, addr netip.AddrPort, b []byte)
+
+	initOnce sync.Once
+	initErr  error
+	conn     net.PacketConn
+	udp      *net.UDPConn // conn, when it is one (allocation-free I/O)
+	loopDone chan struct{}
+
+	mu         sync.Mutex
+	peers      map[netip.AddrPort]*peer
+	freePeers  []*peer
+	challenges map[netip.AddrPort]uint32
+	closed     bool
+	readErr    error
+}
+
+// InfoResult is the answer to an A2S_INFO query.
+type InfoResult struct {
+	// Info is the preferred reply: the Source 'I' one when received, else
+	// the obsolete GoldSource 'm' one.
+	Info *Info
+	// GoldSource is the 'm' reply when one was received (it is Info when
+	// that was the only reply), nil otherwise.
+	GoldSource *Info
+	// Ping is the round-trip time of the request that was answered.
+	Ping time.Duration
+}
+
+// queryKind is what a pending query waits for.
+type queryKind uint8
+
+const (
+	kindInfo queryKind = iota
+	kindPlayers
+	kindRules
+	kindPing
+)
+
+func (k queryKind) String() string {
+	switch k {
+	case kindInfo:
+		return "info"
+	case kindPlayers:
+		return "players"
+	case kindRules:
+		return "rules"
+	default:
+		return "ping"
+	}
+}
+
+// requestType is the request byte sent for the kind.
+func (k queryKind) requestType() byte {
+	switch k {
+	case kindInfo:
+		return TypeInfoRequest
+	case kindPlayers:
+		return TypePlayerRequest
+	case kindRules:
+		return TypeRulesRequest
+	default:
+		return TypePingRequest
+	}
+}
+
+// kindOf is the kind of query a reply type answers.
+func kindOf(replyType byte) (queryKind, bool) {
+	switch replyType {
+	case TypeInfoReply, TypeInfoReplyGoldSource:
+		return kindInfo, true
+	case TypePlayerReply:
+		return kindPlayers, true
+	case TypeRulesReply:
+		return kindRules, true
+	case TypePingReply:
+		return kindPing, true
+	}
+	return 0, false
+}
+
+// peer is the state of a server with pending queries.
+type peer struct {
+	calls []*call
+	reasm Reassembler
+}
+
+// event is what the read loop hands to a pending query.
+type event struct {
+	challenge bool   // an 'A' reply; value in chal
+	chal      uint32 // the challenge
+	buf       *buffer
+	at        time.Time // arrival time
+}
+
+// call is one pending query. Its fields are owned by the querying
+// goroutine; the read loop only reads sent and sends on ch (with c.mu
+// held).
+type call struct {
+	kind  queryKind
+	addr  netip.AddrPort
+	ch    chan event
+	timer *time.Timer
+	req   []byte
+	// sent is the challenge of the last request, with bit 32 set when it
+	// carried one; the read loop reads it to route 'A' replies.
+	sent atomic.Uint64
+}
+
+// buffer is a pooled datagram copy.
+type buffer struct{ b []byte }
+
+var (
+	callPool   = sync.Pool{New: func() any { return newCall() }}
+	bufferPool = sync.Pool{New: func() any { return &buffer{b: make([]byte, 0, 1500)} }}
+)
+
+func newCall() *call {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &call{ch: make(chan event, 4), timer: t, req: make([]byte, 0, 64)}
+}
+
+func getBuffer(b []byte) *buffer {
+	buf := bufferPool.Get().(*buffer)
+	buf.b = append(buf.b[:0], b...)
+	return buf
+}
+
+func (b *buffer) release() {
+	if b != nil && cap(b.b) <= receiveBufferSize {
+		bufferPool.Put(b)
+	}
+}
+
+func (c *Client) timeout(attempt int) time.Duration {
+	t := c.Timeout
+	if t <= 0 {
+		t = DefaultTimeout
+	}
+	return t + time.Duration(attempt)*t/2
+}
+
+func (c *Client) retries() int {
+	switch {
+	case c.Retries < 0:
+		return 0
+	case c.Retries == 0:
+		return DefaultRetries
+	}
+	return c.Retries
+}
+
+func (c *Client) maxChallenges() int {
+	if c.MaxChallenges <= 0 {
+		return DefaultMaxChallenges
+	}
+	return c.MaxChallenges
+}
+
+func (c *Client) grace() time.Duration {
+	switch {
+	case c.GoldSourceGrace < 0:
+		return 0
+	case c.GoldSourceGrace == 0:
+		return DefaultGoldSourceGrace
+	}
+	return c.GoldSourceGrace
+}
+
+// init opens the socket and starts the read loop once.
+func (c *Client) init() error {
+	c.initOnce.Do(func() {
+		c.mu.Lock()
+		closed := c.closed
+		c.mu.Unlock()
+		if closed {
+			c.initErr = ErrClientClosed
+			return
+		}
+		conn := c.PacketConn
+		if conn == nil {
+			uc, err := net.ListenUDP("udp", nil)
+			if err != nil {
+				c.initErr = fmt.Errorf("a2s: open socket: %w", err)
+				return
+			}
+			_ = uc.SetReadBuffer(socketBufferSize) // best effort
+			conn = uc
+		}
+		c.conn = conn
+		c.udp, _ = conn.(*net.UDPConn)
+		c.peers = make(map[netip.AddrPort]*peer)
+		c.challenges = make(map[netip.AddrPort]uint32)
+		c.loopDone = make(chan struct{})
+		go c.readLoop()
+	})
+	return c.initErr
+}
+
+// Close closes the socket and fails the pending queries with
+// ErrClientClosed. It is safe to call more than once.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	c.mu.Unlock()
+	c.initOnce.Do(func() { c.initErr = ErrClientClosed }) // not started: never start
+	if c.conn == nil {
+		if c.PacketConn != nil {
+			return c.PacketConn.Close()
+		}
+		return nil
+	}
+	err := c.conn.Close()
+	<-c.loopDone
+	return err
+}
+
+// Info sends A2S_INFO to addr and returns its answer. When the server sends
+// both a GoldSource 'm' reply and a Source 'I' reply, Info waits
+// GoldSourceGrace after the 'm' one for the 'I' one and returns both.
+func (c *Client) Info(ctx context.Context, addr netip.AddrPort) (*InfoResult, error) {
+	cl, ev, rtt, err := c.query(ctx, addr, kindInfo)
+	if err != nil {
+		return nil, err
+	}
+	defer c.finish(cl)
+	res := &InfoResult{Ping: rtt}
+	if err := res.add(ev.buf); err != nil {
+		return nil, err
+	}
+	if res.Info.Format != TypeInfoReplyGoldSource {
+		return res, nil
+	}
+	// A GoldSource 'm' reply: a Source 'I' one may follow.
+	g := c.grace()
+	if g <= 0 {
+		return res, nil
+	}
+	cl.timer.Reset(g)
+	defer cl.timer.Stop()
+	for {
+		select {
+		case ev := <-cl.ch:
+			if ev.buf == nil {
+				if ev.challenge {
+					continue
+				}
+				return res, nil // closed: keep what we have
+			}
+			if err := res.add(ev.buf); err != nil {
+				return nil, err
+			}
+			if res.Info.Format != TypeInfoReplyGoldSource {
+				return res, nil
+			}
+		case <-cl.timer.C:
+			return res, nil
+		case <-ctx.Done():
+			return res, nil
+		}
+	}
+}
+
+// add parses an INFO reply into r and releases buf.
+func (r *InfoResult) add(buf *buffer) error {
+	info, err := ParseInfo(buf.b)
+	buf.release()
+	if err != nil {
+		return err
+	}
+	if info.Format == TypeInfoReplyGoldSource {
+		r.GoldSource = info
+		if r.Info == nil {
+			r.Info = info
+		}
+		return nil
+	}
+	r.Info = info
+	return nil
+}
+
+// Players sends A2S_PLAYER to addr and returns its answer.
+func (c *Client) Players(ctx context.Context, addr netip.AddrPort) (*Players, error) {
+	cl, ev, _, err := c.query(ctx, addr, kindPlayers)
+	if err != nil {
+		return nil, err
+	}
+	c.finish(cl)
+	p, err := ParsePlayers(ev.buf.b)
+	ev.buf.release()
+	return p, err
+}
+
+// Rules sends A2S_RULES to addr and returns its answer.
+func (c *Client) Rules(ctx context.Context, addr netip.AddrPort) (*Rules, error) {
+	cl, ev, _, err := c.query(ctx, addr, kindRules)
+	if err != nil {
+		return nil, err
+	}
+	c.finish(cl)
+	r, err := ParseRules(ev.buf.b)
+	ev.buf.release()
+	return r, err
+}
+
+// Ping sends the deprecated A2A_PING to addr and returns the round-trip
+// time. Modern Source servers do not answer it.
+func (c *Client) Ping(ctx context.Context, addr netip.AddrPort) (time.Duration, error) {
+	cl, ev, rtt, err := c.query(ctx, addr, kindPing)
+	if err != nil {
+		return 0, err
+	}
+	c.finish(cl)
+	_, err = ParsePing(ev.buf.b)
+	ev.buf.release()
+	if err != nil {
+		return 0, err
+	}
+	return rtt, nil
+}
+
+var (
+	defaultClientOnce sync.Once
+	defaultClient     *Client
+)
+
+// QueryInfo asks addr for A2S_INFO with a package-level Client that uses
+// the defaults, and returns the preferred reply.
+func QueryInfo(ctx context.Context, addr netip.AddrPort) (*Info, error) {
+	defaultClientOnce.Do(func() { defaultClient = new(Client) })
+	res, err := defaultClient.Info(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	return res.Info, nil
+}
+
+// queryError is the error of a query that got no usable answer.
+func queryError(kind queryKind, addr netip.AddrPort, err error) error {
+	return fmt.Errorf("a2s: %s %s: %w", kind, addr, err)
+}
+
+// deadlineError is returned when no answer came before the attempts or the
+// context's deadline ran out. It matches ErrTimeout, os.ErrDeadlineExceeded
+// and, when ctx ended it, context.DeadlineExceeded.
+type deadlineError struct {
+	kind queryKind
+	addr netip.AddrPort
+	ctx  bool
+}
+
+func (e *deadlineError) Error() string {
+	if e.ctx {
+		return fmt.Sprintf("a2s: %s %s: no answer before the context deadline", e.kind, e.addr)
+	}
+	return fmt.Sprintf("a2s: %s %s: no answer (timeout)", e.kind, e.addr)
+}
+
+func (e *deadlineError) Is(target error) bool {
+	return target == ErrTimeout || target == os.ErrDeadlineExceeded ||
+		(e.ctx && target == context.DeadlineExceeded)
+}
+
+// Timeout reports true, as net.Error timeouts do.
+func (e *deadlineError) Timeout() bool { return true }
+
+// query runs the request/challenge/retry loop of one query and returns the
+// first reply of the wanted kind. On success the call is still registered
+// (the caller must finish it), so that Info can wait for a second reply.
+func (c *Client) query(ctx context.Context, addr netip.AddrPort, kind queryKind) (*call, event, time.Duration, error) {
+	if err := c.init(); err != nil {
+		return nil, event{}, 0, err
+	}
+	addr = netip.AddrPortFrom(addr.Addr().Unmap(), addr.Port())
+	cl, chal, has, err := c.register(addr, kind)
+	if err != nil {
+		return nil, event{}, 0, err
+	}
+	legacy := c.LegacyChallenge && !has && (kind == kindPlayers || kind == kindRules)
+	challenges, maxChallenges := 0, c.maxChallenges()
+	retries := c.retries()
+	var sent time.Time
+	fail := func(err error) (*call, event, time.Duration, error) {
+		cl.timer.Stop()
+		c.finish(cl)
+		return nil, event{}, 0, err
+	}
+	for attempt := 0; attempt <= retries; attempt++ {
+		if legacy {
+			err = c.sendLegacyChallenge(cl)
+		} else {
+			err = c.send(cl, chal, has)
+		}
+		if err != nil {
+			return fail(queryError(kind, addr, err))
+		}
+		sent = time.Now()
+		cl.timer.Reset(c.timeout(attempt))
+		for waiting := true; waiting; {
+			select {
+			case ev := <-cl.ch:
+				if ev.buf != nil {
+					cl.timer.Stop()
+					return cl, ev, max(ev.at.Sub(sent), 0), nil
+				}
+				if !ev.challenge { // the client was closed or its socket failed
+					return fail(queryError(kind, addr, c.closedErr()))
+				}
+				challenges++
+				if challenges > maxChallenges {
+					return fail(queryError(kind, addr, ErrTooManyChallenges))
+				}
+				legacy = false
+				chal, has = ev.chal, true
+				if err := c.send(cl, chal, has); err != nil {
+					return fail(queryError(kind, addr, err))
+				}
+				sent = time.Now()
+				cl.timer.Reset(c.timeout(attempt))
+			case <-cl.timer.C:
+				waiting = false
+			case <-ctx.Done():
+				err := ctx.Err()
+				if errors.Is(err, context.DeadlineExceeded) {
+					err = &deadlineError{kind: kind, addr: addr, ctx: true}
+				} else {
+					err = queryError(kind, addr, err)
+				}
+				return fail(err)
+			}
+		}
+	}
+	return fail(&deadlineError{kind: kind, addr: addr})
+}
+
+func (c *Client) closedErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.readErr != nil {
+		return c.readErr
+	}
+	return ErrClientClosed
+}
+
+// register adds a pending query for addr and returns the cached challenge.
+func (c *Client) register(addr netip.AddrPort, kind queryKind) (cl *call, chal uint32, has bool, err error) {
+	cl = callPool.Get().(*call)
+	cl.kind, cl.addr = kind, addr
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || c.readErr != nil {
+		callPool.Put(cl)
+		if c.readErr != nil {
+			return nil, 0, false, c.readErr
+		}
+		return nil, 0, false, ErrClientClosed
+	}
+	p := c.peers[addr]
+	if p == nil {
+		if n := len(c.freePeers); n > 0 {
+			p = c.freePeers[n-1]
+			c.freePeers = c.freePeers[:n-1]
+		} else {
+			p = new(peer)
+		}
+		c.peers[addr] = p
+	}
+	p.calls = append(p.calls, cl)
+	chal, has = c.challenges[addr]
+	return cl, chal, has, nil
+}
+
+// finish unregisters cl, drops what the read loop queued for it and
+// recycles it.
+func (c *Client) finish(cl *call) {
+	c.mu.Lock()
+	if p := c.peers[cl.addr]; p != nil {
+		for i, x := range p.calls {
+			if x == cl {
+				last := len(p.calls) - 1
+				p.calls[i] = p.calls[last]
+				p.calls[last] = nil
+				p.calls = p.calls[:last]
+				break
+			}
+		}
+		if len(p.calls) == 0 {
+			delete(c.peers, cl.addr)
+			p.reasm.Reset()
+			if len(c.freePeers) < 1024 {
+				c.freePeers = append(c.freePeers, p)
+			}
+		}
+	}
+	c.mu.Unlock()
+	for {
+		select {
+		case ev := <-cl.ch:
+			ev.buf.release()
+			continue
+		default:
+		}
+		break
+	}
+	callPool.Put(cl)
+}
+
+// send writes the request of cl, with the challenge if has.
+func (c *Client) send(cl *call, chal uint32, has bool) error {
+	sent := uint64(0)
+	if has {
+		sent = 1<<32 | uint64(chal)
+	}
+	cl.sent.Store(sent)
+	b, err := Request{Type: cl.kind.requestType(), Challenge: chal, HasChallenge: has}.AppendBinary(cl.req[:0])
+	if err != nil {
+		return err
+	}
+	return c.write(cl, b)
+}
+
+// sendLegacyChallenge writes A2S_SERVERQUERY_GETCHALLENGE, padded to the
+// size of the 'A' reply so that servers that never amplify answer it.
+func (c *Client) sendLegacyChallenge(cl *call) error {
+	cl.sent.Store(0)
+	b, err := Request{Type: TypeChallengeRequestLegacy, Padding: 4}.AppendBinary(cl.req[:0])
+	if err != nil {
+		return err
+	}
+	return c.write(cl, b)
+}
+
+func (c *Client) write(cl *call, b []byte) error {
+	cl.req = b
+	if c.Debug != nil {
+		c.Debug("send", cl.addr, b)
+	}
+	var err error
+	if c.udp != nil {
+		_, err = c.udp.WriteToUDPAddrPort(b, cl.addr)
+	} else {
+		_, err = c.conn.WriteTo(b, net.UDPAddrFromAddrPort(cl.addr))
+	}
+	return err
+}
+
+// readLoop reads every datagram of the socket and dispatches it.
+func (c *Client) readLoop() {
+	defer close(c.loopDone)
+	buf := make([]byte, receiveBufferSize)
+	for {
+		var (
+			n    int
+			from netip.AddrPort
+			err  error
+		)
+		if c.udp != nil {
+			n, from, err = c.udp.ReadFromUDPAddrPort(buf)
+		} else {
+			var a net.Addr
+			n, a, err = c.conn.ReadFrom(buf)
+			if ua, ok := a.(*net.UDPAddr); ok {
+				from = ua.AddrPort()
+			}
+		}
+		if err != nil {
+			c.fail(err)
+			return
+		}
+		from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
+		if c.Debug != nil {
+			c.Debug("recv", from, buf[:n])
+		}
+		c.dispatch(from, buf[:n], time.Now())
+	}
+}
+
+// fail ends the pending queries after the socket failed or was closed.
+func (c *Client) fail(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.closed && c.readErr == nil {
+		c.readErr = fmt.Errorf("a2s: read: %w", err)
+	}
+	for _, p := range c.peers {
+		for _, cl := range p.calls {
+			select {
+			case cl.ch <- event{}:
+			default:
+			}
+		}
+	}
+}
+
+// dispatch hands one datagram from addr to the pending queries it answers.
+func (c *Client) dispatch(from netip.AddrPort, b []byte, at time.Time) {
+	if len(b) < 5 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.peers[from]
+	if p == nil {
+		return // nobody is waiting for this server
+	}
+	var payload []byte
+	switch hdr := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24; hdr {
+	case HeaderSimple:
+		payload = b
+	case HeaderSplit:
+		f, err := ParseFragment(b)
+		if err != nil {
+			return
+		}
+		whole, done, err := p.reasm.Add(f)
+		if err != nil || !done {
+			return
+		}
+		payload = whole // starts with the 0xFFFFFFFF header
+	default:
+		return
+	}
+	c.deliver(p, from, payload, at)
+}
+
+// deliver hands a whole reply to the queries of p waiting for it. c.mu is
+// held.
+func (c *Client) deliver(p *peer, from netip.AddrPort, payload []byte, at time.Time) {
+	if !hasHeader(payload) {
+		return
+	}
+	typ := payload[4]
+	if typ == TypeChallengeReply {
+		chal, err := ParseChallenge(payload)
+		if err != nil {
+			return
+		}
+		if _, ok := c.challenges[from]; !ok && len(c.challenges) >= maxCachedChallenges {
+			for k := range c.challenges { // evict an arbitrary entry
+				delete(c.challenges, k)
+				break
+			}
+		}
+		c.challenges[from] = chal
+		// Give it to the oldest query that has not sent this challenge
+		// yet. When all have, it is a duplicate, or the 'A' of a request
+		// whose query was answered meanwhile: drop it. (A server that
+		// rejects a challenge sends a new one.)
+		// The target is marked as having sent it right away, so that the
+		// next 'A' goes to the next query.
+		var target *call
+		for _, cl := range p.calls {
+			if cl.sent.Load() != 1<<32|uint64(chal) {
+				target = cl
+				break
+			}
+		}
+		if target == nil {
+			return
+		}
+		target.sent.Store(1<<32 | uint64(chal))
+		select {
+		case target.ch <- event{challenge: true, chal: chal}:
+		default:
+		}
+		return
+	}
+	kind, ok := kindOf(typ)
+	if !ok {
+		return
+	}
+	for _, cl := range p.calls {
+		if cl.kind != kind {
+			continue
+		}
+		ev := event{buf: getBuffer(payload), at: at}
+		select {
+		case cl.ch <- ev:
+		default:
+			ev.buf.release()
+		}
+	}
+}
+
+// hasHeader reports whether b is a whole reply: the 0xFFFFFFFF header and a
+// type byte.
+func hasHeader(b []byte) bool {
+	return len(b) >= 5 && b[0] == 0xFF && b[1] == 0xFF && b[2] == 0xFF && b[3] == 0xFF
+}

@@ -1,0 +1,472 @@
+package a2s_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/a2s/a2stest"
+)
+
+// testCtx bounds every test conversation.
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func newClient(t *testing.T) *a2s.Client {
+	c := &a2s.Client{Timeout: 500 * time.Millisecond, Retries: 3}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// profileContent is what a profile's server answers with.
+func profileContent(p a2stest.Profile) (*a2s.Info, *a2s.Players, *a2s.Rules) {
+	info, players, rules := p.Info, p.Players, p.Rules
+	if info == nil {
+		info = a2stest.DefaultInfo()
+	}
+	if players == nil {
+		players = a2stest.DefaultPlayers()
+	}
+	if rules == nil {
+		rules = a2stest.DefaultRules()
+	}
+	return info, players, rules
+}
+
+func checkInfo(t *testing.T, got, want *a2s.Info) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("info:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func checkPlayers(t *testing.T, got, want *a2s.Players) {
+	t.Helper()
+	if got.Count != want.Count || got.Ship != want.Ship || !reflect.DeepEqual(got.List, want.List) {
+		t.Errorf("players: got count %d ship %v %d entries, want count %d ship %v %d entries",
+			got.Count, got.Ship, len(got.List), want.Count, want.Ship, len(want.List))
+	}
+}
+
+func checkRules(t *testing.T, got, want *a2s.Rules) {
+	t.Helper()
+	if got.Count != want.Count || !reflect.DeepEqual(got.List, want.List) {
+		t.Errorf("rules: got count %d, %d entries, want count %d, %d entries", got.Count, len(got.List), want.Count, len(want.List))
+	}
+}
+
+// TestClientProfiles has the client query every built-in profile over
+// loopback and get exactly the profile's content.
+func TestClientProfiles(t *testing.T) {
+	for _, p := range a2stest.Profiles() {
+		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
+			srv := a2stest.NewServer(p)
+			defer srv.Close()
+			c := newClient(t)
+			if p.Loss > 0 {
+				c.Timeout, c.Retries = 200*time.Millisecond, 20
+			}
+			ctx := testCtx(t)
+			wantInfo, wantPlayers, wantRules := profileContent(p)
+			res, err := c.Info(ctx, srv.Addr())
+			if err != nil {
+				t.Fatalf("Info: %v", err)
+			}
+			checkInfo(t, res.Info, wantInfo)
+			if p.GoldSourceDual {
+				if res.GoldSource == nil || res.GoldSource.Format != a2s.TypeInfoReplyGoldSource {
+					t.Errorf("GoldSource reply missing: %+v", res.GoldSource)
+				} else if string(res.GoldSource.Name) != string(wantInfo.Name) {
+					t.Errorf("GoldSource name %q, want %q", res.GoldSource.Name, wantInfo.Name)
+				}
+			} else if res.GoldSource != nil {
+				t.Errorf("unexpected GoldSource reply %+v", res.GoldSource)
+			}
+			players, err := c.Players(ctx, srv.Addr())
+			if err != nil {
+				t.Fatalf("Players: %v", err)
+			}
+			checkPlayers(t, players, wantPlayers)
+			rules, err := c.Rules(ctx, srv.Addr())
+			if err != nil {
+				t.Fatalf("Rules: %v", err)
+			}
+			checkRules(t, rules, wantRules)
+		})
+	}
+}
+
+// TestClientRustCounts checks the Rust profile's >255 counts come through
+// the keywords.
+func TestClientRustCounts(t *testing.T) {
+	p, _ := a2stest.ProfileByName("rust")
+	srv := a2stest.NewServer(p)
+	defer srv.Close()
+	res, err := newClient(t).Info(testCtx(t), srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, m := res.Info.PlayerCounts(); n != 280 || m != 300 {
+		t.Errorf("PlayerCounts = %d, %d, want 280, 300", n, m)
+	}
+	if res.Info.Players != 24 || res.Info.MaxPlayers != 44 {
+		t.Errorf("raw counts %d/%d, want the wrapped 24/44", res.Info.Players, res.Info.MaxPlayers)
+	}
+}
+
+// TestClientChallengeCached checks that PLAYER and RULES reuse the
+// challenge INFO earned: 2 datagrams for INFO, then 1 each.
+func TestClientChallengeCached(t *testing.T) {
+	srv := a2stest.NewServer(a2stest.Profile{RateLimit: -1})
+	defer srv.Close()
+	c := newClient(t)
+	ctx := testCtx(t)
+	if _, err := c.Info(ctx, srv.Addr()); err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.Received(); n != 2 {
+		t.Errorf("INFO took %d datagrams, want 2 (request, request+challenge)", n)
+	}
+	if _, err := c.Players(ctx, srv.Addr()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Rules(ctx, srv.Addr()); err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.Received(); n != 4 {
+		t.Errorf("INFO+PLAYER+RULES took %d datagrams, want 4", n)
+	}
+}
+
+// TestClientStaleChallenge: a server restarted with a new secret rejects
+// the cached challenge; the client follows the new 'A'.
+func TestClientStaleChallenge(t *testing.T) {
+	c := newClient(t)
+	ctx := testCtx(t)
+	srv := a2stest.NewServer(a2stest.Profile{RateLimit: -1})
+	if _, err := c.Info(ctx, srv.Addr()); err != nil {
+		t.Fatal(err)
+	}
+	addr := srv.Addr()
+	srv.Close()
+	// a new server on the same port has a new secret
+	pc, err := net.ListenUDP("udp4", net.UDPAddrFromAddrPort(addr))
+	if err != nil {
+		t.Skipf("port %v reused by someone else: %v", addr, err)
+	}
+	h, err := a2s.NewStaticHandler(a2stest.DefaultInfo(), a2stest.DefaultPlayers(), a2stest.DefaultRules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2 := &a2s.Server{Handler: h, RateLimit: -1}
+	go s2.Serve(pc)
+	defer s2.Shutdown(context.Background())
+	if _, err := c.Players(ctx, addr); err != nil {
+		t.Fatalf("Players after the server changed its secret: %v", err)
+	}
+}
+
+func TestClientLegacyChallenge(t *testing.T) {
+	srv := a2stest.NewServer(a2stest.Profile{RateLimit: -1})
+	defer srv.Close()
+	c := newClient(t)
+	c.LegacyChallenge = true
+	var sent []byte
+	var mu sync.Mutex
+	c.Debug = func(dir string, _ netip.AddrPort, b []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		if dir == "send" {
+			sent = append(sent, b[4])
+		}
+	}
+	p, err := c.Players(testCtx(t), srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlayers(t, p, a2stest.DefaultPlayers())
+	mu.Lock()
+	defer mu.Unlock()
+	if string(sent) != "WU" {
+		t.Errorf("sent request types %q, want \"WU\"", sent)
+	}
+}
+
+func TestClientPing(t *testing.T) {
+	srv := a2stest.NewServer(a2stest.Profile{})
+	defer srv.Close()
+	rtt, err := newClient(t).Ping(testCtx(t), srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rtt <= 0 {
+		t.Errorf("rtt = %v", rtt)
+	}
+}
+
+// fakePeer is a scripted UDP server: answer is called for every request.
+type fakePeer struct {
+	conn *net.UDPConn
+	done chan struct{}
+}
+
+func newFakePeer(t *testing.T, answer func(conn *net.UDPConn, from netip.AddrPort, req []byte)) netip.AddrPort {
+	conn, err := net.ListenUDP("udp4", net.UDPAddrFromAddrPort(netip.MustParseAddrPort("127.0.0.1:0")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakePeer{conn: conn, done: make(chan struct{})}
+	go func() {
+		defer close(f.done)
+		buf := make([]byte, 2048)
+		for {
+			n, from, err := conn.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				return
+			}
+			if answer != nil {
+				answer(conn, from, buf[:n])
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		conn.Close()
+		<-f.done
+	})
+	return conn.LocalAddr().(*net.UDPAddr).AddrPort()
+}
+
+func TestClientSilentServer(t *testing.T) {
+	addr := newFakePeer(t, nil)
+	c := &a2s.Client{Timeout: 50 * time.Millisecond, Retries: 1}
+	defer c.Close()
+	_, err := c.Info(testCtx(t), addr)
+	if !errors.Is(err, a2s.ErrTimeout) || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("err = %v, want ErrTimeout and os.ErrDeadlineExceeded", err)
+	}
+	var te interface{ Timeout() bool }
+	if !errors.As(err, &te) || !te.Timeout() {
+		t.Errorf("err %v has no Timeout method returning true", err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	c.Timeout = time.Hour
+	_, err = c.Players(ctx, addr)
+	if !errors.Is(err, a2s.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want ErrTimeout and context.DeadlineExceeded", err)
+	}
+
+	ctx, cancel = context.WithCancel(context.Background())
+	cancel()
+	_, err = c.Rules(ctx, addr)
+	if !errors.Is(err, context.Canceled) || errors.Is(err, a2s.ErrTimeout) {
+		t.Fatalf("err = %v, want context.Canceled only", err)
+	}
+}
+
+func challengeReply(c uint32) []byte {
+	return binary.LittleEndian.AppendUint32([]byte{0xFF, 0xFF, 0xFF, 0xFF, 'A'}, c)
+}
+
+// TestClientChallengeLoop: a server that answers every request with a new
+// challenge makes the query fail with ErrTooManyChallenges.
+func TestClientChallengeLoop(t *testing.T) {
+	var mu sync.Mutex
+	requests := 0
+	n := uint32(1)
+	addr := newFakePeer(t, func(conn *net.UDPConn, from netip.AddrPort, _ []byte) {
+		mu.Lock()
+		requests++
+		n++
+		c := n
+		mu.Unlock()
+		conn.WriteToUDPAddrPort(challengeReply(c), from)
+	})
+	c := newClient(t)
+	c.MaxChallenges = 4
+	_, err := c.Info(testCtx(t), addr)
+	if !errors.Is(err, a2s.ErrTooManyChallenges) {
+		t.Fatalf("err = %v, want ErrTooManyChallenges", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if requests != 5 {
+		t.Errorf("server saw %d requests, want 5 (first + 4 challenged)", requests)
+	}
+}
+
+// TestClientMismatchedReplies: junk, replies of the wrong type and replies
+// from another address are ignored; the right reply still completes the
+// query.
+func TestClientMismatchedReplies(t *testing.T) {
+	other, err := net.ListenUDP("udp4", net.UDPAddrFromAddrPort(netip.MustParseAddrPort("127.0.0.1:0")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	want := a2stest.DefaultInfo()
+	infoReply, err := want.AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrongName := a2stest.DefaultInfo()
+	wrongName.Name = a2s.Text("impostor")
+	impostor, _ := wrongName.AppendBinary(nil)
+	playersReply, _ := a2stest.DefaultPlayers().AppendBinary(nil)
+	addr := newFakePeer(t, func(conn *net.UDPConn, from netip.AddrPort, req []byte) {
+		if req[4] != a2s.TypeInfoRequest {
+			return
+		}
+		other.WriteToUDPAddrPort(impostor, from)                      // wrong source address
+		conn.WriteToUDPAddrPort([]byte{0xFF, 0xFF}, from)             // runt
+		conn.WriteToUDPAddrPort([]byte("hello, world"), from)         // not A2S
+		conn.WriteToUDPAddrPort(playersReply, from)                   // wrong type
+		conn.WriteToUDPAddrPort([]byte{0xFF, 0xFF, 0xFF, 0xFE}, from) // bad fragment
+		conn.WriteToUDPAddrPort(infoReply, from)
+	})
+	res, err := newClient(t).Info(testCtx(t), addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInfo(t, res.Info, want)
+}
+
+// TestClientParseError: a reply of the right type that does not parse is
+// reported as a *ParseError.
+func TestClientParseError(t *testing.T) {
+	addr := newFakePeer(t, func(conn *net.UDPConn, from netip.AddrPort, req []byte) {
+		conn.WriteToUDPAddrPort([]byte{0xFF, 0xFF, 0xFF, 0xFF, 'I', 17, 'x'}, from)
+	})
+	_, err := newClient(t).Info(testCtx(t), addr)
+	var pe *a2s.ParseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("err = %v, want a *ParseError", err)
+	}
+}
+
+// TestClientConcurrent shares one client between many goroutines querying
+// several servers at once (run with -race).
+func TestClientConcurrent(t *testing.T) {
+	var servers []*a2stest.Server
+	for _, name := range []string{"modern", "legacy", "split-out-of-order", "goldsource-dual"} {
+		p, _ := a2stest.ProfileByName(name)
+		p.RateLimit = -1
+		s := a2stest.NewServer(p)
+		defer s.Close()
+		servers = append(servers, s)
+	}
+	c := newClient(t)
+	ctx := testCtx(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 1000)
+	for g := range 24 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 10 {
+				s := servers[(g+i)%len(servers)]
+				_, wantPlayers, wantRules := profileContent(s.Profile)
+				var err error
+				switch i % 3 {
+				case 0:
+					_, err = c.Info(ctx, s.Addr())
+				case 1:
+					var p *a2s.Players
+					if p, err = c.Players(ctx, s.Addr()); err == nil && len(p.List) != len(wantPlayers.List) {
+						err = fmt.Errorf("%d players, want %d", len(p.List), len(wantPlayers.List))
+					}
+				case 2:
+					var r *a2s.Rules
+					if r, err = c.Rules(ctx, s.Addr()); err == nil && len(r.List) != len(wantRules.List) {
+						err = fmt.Errorf("%d rules, want %d", len(r.List), len(wantRules.List))
+					}
+				}
+				if err != nil {
+					errs <- fmt.Errorf("%s: %w", s.Profile.Name, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func TestClientClose(t *testing.T) {
+	addr := newFakePeer(t, nil)
+	sent := make(chan struct{}, 1)
+	c := &a2s.Client{Timeout: time.Hour, Debug: func(dir string, _ netip.AddrPort, _ []byte) {
+		if dir == "send" {
+			sent <- struct{}{}
+		}
+	}}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Info(context.Background(), addr)
+		done <- err
+	}()
+	<-sent // the query is in flight
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, a2s.ErrClientClosed) {
+		t.Fatalf("in-flight query: err = %v, want ErrClientClosed", err)
+	}
+	if _, err := c.Info(context.Background(), addr); !errors.Is(err, a2s.ErrClientClosed) {
+		t.Fatalf("after Close: err = %v, want ErrClientClosed", err)
+	}
+}
+
+func TestQueryInfo(t *testing.T) {
+	srv := a2stest.NewServer(a2stest.Profile{})
+	defer srv.Close()
+	info, err := a2s.QueryInfo(testCtx(t), srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInfo(t, info, a2stest.DefaultInfo())
+}
+
+// BenchmarkClientQuery measures one client doing INFO, PLAYER and RULES
+// (a 3-fragment split) against a modern server, from parallel goroutines.
+func BenchmarkClientQuery(b *testing.B) {
+	srv := a2stest.NewServer(a2stest.Profile{RateLimit: -1})
+	defer srv.Close()
+	c := &a2s.Client{}
+	defer c.Close()
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.SetParallelism(8)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := c.Info(ctx, srv.Addr()); err != nil {
+				b.Error(err)
+				return
+			}
+			if _, err := c.Players(ctx, srv.Addr()); err != nil {
+				b.Error(err)
+				return
+			}
+			if _, err := c.Rules(ctx, srv.Addr()); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}

@@ -1,0 +1,556 @@
+package a2s
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"hash"
+	"net"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Server defaults, used when the corresponding Server field is zero.
+const (
+	DefaultServerAddr      = ":27015"
+	DefaultChallengeWindow = 30 * time.Second
+	DefaultRateLimit       = 25 // requests per second per source IP
+	DefaultRateSources     = 1 << 16
+	sourceSplitHeaderLen   = 12
+	goldSourceHeaderLen    = 9
+)
+
+// serverReadBufferSize bounds a request. Requests are small; padded ones
+// (Valve's 2020 proposal) stay under 1400 bytes. A longer datagram is
+// truncated, which only makes the amplification check stricter.
+const serverReadBufferSize = 4096
+
+// Handler answers the A2S requests a Server has accepted: INFO ('T'),
+// PLAYER ('U') and RULES ('V') requests whose challenge is proven (or
+// every one when the server has NoChallenge). The server answers
+// challenge ('W') and ping ('i') requests itself.
+//
+// ServeA2S runs on the server's read loop: it should be quick, must not
+// retain w or r after returning, and may write any number of replies (none
+// means the request is ignored, as SourceTV does for PLAYER).
+type Handler interface {
+	ServeA2S(w ResponseWriter, r *Request)
+}
+
+// HandlerFunc adapts a function to a Handler.
+type HandlerFunc func(w ResponseWriter, r *Request)
+
+// ServeA2S calls f(w, r).
+func (f HandlerFunc) ServeA2S(w ResponseWriter, r *Request) { f(w, r) }
+
+// ResponseWriter sends replies to the source of a request.
+type ResponseWriter interface {
+	// RemoteAddr is the address the request came from.
+	RemoteAddr() netip.AddrPort
+	// Write sends a whole reply (starting with the 0xFFFFFFFF header), split
+	// in the server's format when it does not fit one datagram.
+	Write(payload []byte) error
+	// WriteDatagram sends b as one datagram, unchanged: for handlers that
+	// frame replies themselves (e.g. to emulate a quirky server).
+	WriteDatagram(b []byte) error
+}
+
+// PacketWriter sends datagrams. *net.UDPConn satisfies it.
+type PacketWriter interface {
+	WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, error)
+}
+
+// Server answers A2S queries, so that a Go game server can be listed and
+// queried like a Source one. The zero value needs only a Handler.
+//
+// By default the server challenges every query with a stateless HMAC of
+// the source address and a time bucket (the current and the previous
+// bucket are accepted), and until a request carries a valid challenge it
+// never sends more bytes than the request had: it answers with an 'A'
+// reply when that is no longer than the request, and not at all otherwise.
+// Requests from one source IP are rate-limited with a token bucket.
+type Server struct {
+	// Addr is the UDP address ListenAndServe listens on (default ":27015").
+	Addr string
+	// Handler answers accepted requests. See [StaticHandler].
+	Handler Handler
+	// NoChallenge answers INFO, PLAYER and RULES without a challenge, as
+	// pre-2020 servers did. It turns off the amplification protection: use
+	// it only to emulate old servers.
+	NoChallenge bool
+	// ChallengeSecret keys the challenge HMAC. If empty, a random key is
+	// made on first use. Servers sharing it accept each other's challenges.
+	ChallengeSecret []byte
+	// ChallengeWindow is the time bucket of a challenge (default 30s); a
+	// challenge stays valid for one to two windows.
+	ChallengeWindow time.Duration
+	// RateLimit is the number of requests per second accepted from one
+	// source IP (default 25); negative disables rate limiting.
+	RateLimit float64
+	// RateBurst is the token-bucket size (default 2*RateLimit, at least 1).
+	RateBurst int
+	// RateSources bounds the rate limiter's table (default 65536 source
+	// IPs); beyond it the oldest half is forgotten.
+	RateSources int
+	// SplitSize is the payload size of a split fragment: 1248 (default) or
+	// 1188 for Source, 1391 (default) for GoldSource.
+	SplitSize int
+	// GoldSource splits replies in the GoldSource format.
+	GoldSource bool
+	// Logf, if set, receives write errors.
+	Logf func(format string, args ...any)
+
+	initOnce sync.Once
+	key      []byte
+	window   int64 // nanoseconds
+	limiter  *rateLimiter
+	splitID  atomic.Uint32
+	states   sync.Pool
+
+	mu         sync.Mutex
+	conns      map[net.PacketConn]struct{}
+	inShutdown atomic.Bool
+	loops      sync.WaitGroup
+}
+
+func (s *Server) init() {
+	s.initOnce.Do(func() {
+		s.key = s.ChallengeSecret
+		if len(s.key) == 0 {
+			s.key = make([]byte, 32)
+			_, _ = rand.Read(s.key) // never fails on supported platforms
+		}
+		w := s.ChallengeWindow
+		if w <= 0 {
+			w = DefaultChallengeWindow
+		}
+		s.window = int64(w)
+		if s.RateLimit >= 0 {
+			rate := s.RateLimit
+			if rate == 0 {
+				rate = DefaultRateLimit
+			}
+			burst := float64(s.RateBurst)
+			if burst <= 0 {
+				burst = max(2*rate, 1)
+			}
+			n := s.RateSources
+			if n <= 0 {
+				n = DefaultRateSources
+			}
+			s.limiter = newRateLimiter(rate, burst, n)
+		}
+		s.states.New = func() any { return s.newState() }
+	})
+}
+
+// ListenAndServe listens on s.Addr and serves until Shutdown.
+func (s *Server) ListenAndServe() error {
+	if s.inShutdown.Load() {
+		return ErrServerClosed
+	}
+	addr := s.Addr
+	if addr == "" {
+		addr = DefaultServerAddr
+	}
+	pc, err := net.ListenPacket("udp", addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(pc)
+}
+
+// Serve answers the datagrams read from pc until Shutdown, which closes pc;
+// then it returns ErrServerClosed. Other read errors end it too.
+func (s *Server) Serve(pc net.PacketConn) error {
+	s.init()
+	s.mu.Lock()
+	if s.inShutdown.Load() {
+		s.mu.Unlock()
+		pc.Close()
+		return ErrServerClosed
+	}
+	if s.conns == nil {
+		s.conns = make(map[net.PacketConn]struct{})
+	}
+	s.conns[pc] = struct{}{}
+	s.loops.Add(1)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.conns, pc)
+		s.mu.Unlock()
+		s.loops.Done()
+	}()
+
+	st := s.newState()
+	udp, _ := pc.(*net.UDPConn)
+	var w PacketWriter = udp
+	if udp == nil {
+		w = packetConnWriter{pc}
+	}
+	buf := make([]byte, serverReadBufferSize)
+	for {
+		var (
+			n    int
+			from netip.AddrPort
+			err  error
+		)
+		if udp != nil {
+			n, from, err = udp.ReadFromUDPAddrPort(buf)
+		} else {
+			var a net.Addr
+			n, a, err = pc.ReadFrom(buf)
+			if ua, ok := a.(*net.UDPAddr); ok {
+				from = ua.AddrPort()
+			}
+		}
+		if err != nil {
+			if s.inShutdown.Load() {
+				return ErrServerClosed
+			}
+			return err
+		}
+		s.handle(st, w, from, buf[:n])
+	}
+}
+
+// Shutdown stops the server: it closes the sockets given to Serve and
+// ListenAndServe and waits for their loops to end, or for ctx.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.inShutdown.Store(true)
+	s.mu.Lock()
+	for pc := range s.conns {
+		pc.Close()
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		s.loops.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// HandlePacket answers one datagram b received from from, writing the
+// replies to w. It lets one socket serve A2S beside other protocols (the
+// caller demultiplexes by the bytes after 0xFFFFFFFF). It is safe for
+// concurrent use and does not retain b.
+func (s *Server) HandlePacket(w PacketWriter, from netip.AddrPort, b []byte) {
+	s.init()
+	st := s.states.Get().(*serverState)
+	s.handle(st, w, from, b)
+	s.states.Put(st)
+}
+
+// serverState is the scratch space of one goroutine handling requests.
+type serverState struct {
+	mac     hash.Hash
+	scratch [64]byte
+	sum     []byte
+	out     []byte
+	rw      responseWriter
+	req     Request
+}
+
+func (s *Server) newState() *serverState {
+	st := &serverState{mac: hmac.New(sha256.New, s.key), out: make([]byte, 0, 64)}
+	st.sum = make([]byte, 0, st.mac.Size())
+	st.rw.s = s
+	return st
+}
+
+// handle is HandlePacket with the goroutine's state.
+func (s *Server) handle(st *serverState, w PacketWriter, from netip.AddrPort, b []byte) {
+	if !hasHeader(b) {
+		return
+	}
+	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
+	now := time.Now().UnixNano()
+	if s.limiter != nil && !s.limiter.allow(from.Addr(), now) {
+		return
+	}
+	req, err := ParseRequest(b)
+	if err != nil {
+		return
+	}
+	switch req.Type {
+	case TypeChallengeRequestLegacy:
+		s.sendChallenge(st, w, from, len(b), now)
+		return
+	case TypePingRequest:
+		s.sendPing(st, w, from, len(b))
+		return
+	case TypeInfoRequest, TypePlayerRequest, TypeRulesRequest:
+	default:
+		return
+	}
+	if !s.NoChallenge {
+		if !req.HasChallenge || !s.validChallenge(st, from, req.Challenge, now) {
+			s.sendChallenge(st, w, from, len(b), now)
+			return
+		}
+	}
+	if s.Handler == nil {
+		return
+	}
+	st.req = req
+	st.rw.w, st.rw.to = w, from
+	s.Handler.ServeA2S(&st.rw, &st.req)
+	st.rw.w = nil
+}
+
+// sendChallenge answers with an 'A' reply if it is no longer than the
+// request (reqLen bytes).
+func (s *Server) sendChallenge(st *serverState, w PacketWriter, to netip.AddrPort, reqLen int, now int64) {
+	st.out = AppendChallenge(st.out[:0], s.challenge(st, to, now/s.window))
+	if len(st.out) > reqLen && !s.NoChallenge {
+		return
+	}
+	s.write(w, st.out, to)
+}
+
+// sourcePingPayload is SourcePingPayload as Text.
+var sourcePingPayload = Text(SourcePingPayload)
+
+// sendPing answers A2A_PING with the Source payload "00000000000000\0" when
+// it fits the request (or without challenges), else with a bare 'j'.
+func (s *Server) sendPing(st *serverState, w PacketWriter, to netip.AddrPort, reqLen int) {
+	var p Ping
+	if s.NoChallenge || reqLen >= 5+len(SourcePingPayload)+1 {
+		p.Payload = sourcePingPayload
+	}
+	st.out, _ = p.AppendBinary(st.out[:0]) // a constant payload: no error
+	if len(st.out) > reqLen && !s.NoChallenge {
+		st.out = st.out[:5] // the bare 'j' still fits
+	}
+	s.write(w, st.out, to)
+}
+
+// challenge is the challenge of addr for a time bucket: the first four
+// bytes of HMAC-SHA256(key, bucket || addr || port), never -1.
+func (s *Server) challenge(st *serverState, addr netip.AddrPort, bucket int64) uint32 {
+	b := binary.LittleEndian.AppendUint64(st.scratch[:0], uint64(bucket))
+	a := addr.Addr().As16()
+	b = append(b, a[:]...)
+	b = binary.LittleEndian.AppendUint16(b, addr.Port())
+	st.mac.Reset()
+	st.mac.Write(b)
+	st.sum = st.mac.Sum(st.sum[:0])
+	c := binary.LittleEndian.Uint32(st.sum)
+	if c == AskChallenge {
+		c = 0
+	}
+	return c
+}
+
+// validChallenge accepts the challenge of the current or the previous bucket.
+func (s *Server) validChallenge(st *serverState, addr netip.AddrPort, c uint32, now int64) bool {
+	bucket := now / s.window
+	return c == s.challenge(st, addr, bucket) || c == s.challenge(st, addr, bucket-1)
+}
+
+func (s *Server) write(w PacketWriter, b []byte, to netip.AddrPort) error {
+	_, err := w.WriteToUDPAddrPort(b, to)
+	if err != nil && s.Logf != nil {
+		s.Logf("a2s: write to %s: %v", to, err)
+	}
+	return err
+}
+
+// splitWriter is the fragment writer of the server's format.
+func (s *Server) splitWriter() (SplitWriter, int) {
+	if s.GoldSource {
+		size := s.SplitSize
+		if size <= 0 {
+			size = DefaultSplitSizeGold
+		}
+		return SplitWriter{Format: SplitGoldSource, Size: size}, size + goldSourceHeaderLen
+	}
+	size := s.SplitSize
+	if size <= 0 {
+		size = DefaultSplitSize
+	}
+	return SplitWriter{Format: SplitSource, Size: size}, size + sourceSplitHeaderLen
+}
+
+// nextSplitID returns a fresh split ID (bit 31, the compression flag, clear).
+func (s *Server) nextSplitID() uint32 {
+	return s.splitID.Add(1) & 0x7FFFFFFF
+}
+
+// responseWriter is the ResponseWriter of one request.
+type responseWriter struct {
+	s     *Server
+	w     PacketWriter
+	to    netip.AddrPort
+	frags [][]byte
+}
+
+func (rw *responseWriter) RemoteAddr() netip.AddrPort { return rw.to }
+
+func (rw *responseWriter) WriteDatagram(b []byte) error {
+	if rw.w == nil {
+		return errors.New("a2s: ResponseWriter used after ServeA2S returned")
+	}
+	return rw.s.write(rw.w, b, rw.to)
+}
+
+func (rw *responseWriter) Write(payload []byte) error {
+	sw, limit := rw.s.splitWriter()
+	if len(payload) <= limit {
+		return rw.WriteDatagram(payload)
+	}
+	frags, err := sw.AppendFragments(rw.frags[:0], rw.s.nextSplitID(), payload)
+	if err != nil {
+		return err
+	}
+	rw.frags = frags[:0]
+	for _, f := range frags {
+		if err := rw.WriteDatagram(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// packetConnWriter adapts a net.PacketConn to PacketWriter.
+type packetConnWriter struct{ pc net.PacketConn }
+
+func (p packetConnWriter) WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, error) {
+	return p.pc.WriteTo(b, net.UDPAddrFromAddrPort(addr))
+}
+
+// rateLimiter is a token bucket per source IP. Its table holds two
+// generations of at most max entries each: when the current one is full it
+// becomes the previous one and the older is dropped, so memory is bounded
+// and a forgotten source merely starts with a full bucket.
+type rateLimiter struct {
+	mu        sync.Mutex
+	rate      float64 // tokens per nanosecond
+	burst     float64
+	max       int
+	cur, prev map[netip.Addr]tokenBucket
+}
+
+type tokenBucket struct {
+	tokens float64
+	last   int64
+}
+
+func newRateLimiter(perSecond, burst float64, max int) *rateLimiter {
+	return &rateLimiter{rate: perSecond / 1e9, burst: burst, max: max, cur: make(map[netip.Addr]tokenBucket)}
+}
+
+func (l *rateLimiter) allow(a netip.Addr, now int64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, ok := l.cur[a]
+	if !ok {
+		if b, ok = l.prev[a]; !ok {
+			b = tokenBucket{tokens: l.burst, last: now}
+		}
+		if len(l.cur) >= l.max {
+			l.prev, l.cur = l.cur, make(map[netip.Addr]tokenBucket, len(l.cur))
+		}
+	}
+	b.tokens = min(l.burst, b.tokens+float64(now-b.last)*l.rate)
+	b.last = now
+	allowed := b.tokens >= 1
+	if allowed {
+		b.tokens--
+	}
+	l.cur[a] = b
+	return allowed
+}
+
+// StaticHandler answers from fixed content, serialized once per Set: the
+// reply bytes are cached until the content changes. A nil section is not
+// answered. It is safe for concurrent use.
+type StaticHandler struct {
+	snap atomic.Pointer[staticSnapshot]
+}
+
+type staticSnapshot struct {
+	version              uint64
+	info, players, rules []byte
+}
+
+// NewStaticHandler returns a handler serving info, players and rules.
+func NewStaticHandler(info *Info, players *Players, rules *Rules) (*StaticHandler, error) {
+	h := new(StaticHandler)
+	if err := h.Set(info, players, rules); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// Set replaces the content (serializing it now) and bumps Version. The
+// handler does not retain the arguments.
+func (h *StaticHandler) Set(info *Info, players *Players, rules *Rules) error {
+	next := new(staticSnapshot)
+	var err error
+	if info != nil {
+		if next.info, err = info.AppendBinary(nil); err != nil {
+			return err
+		}
+	}
+	if players != nil {
+		if next.players, err = players.AppendBinary(nil); err != nil {
+			return err
+		}
+	}
+	if rules != nil {
+		if next.rules, err = rules.AppendBinary(nil); err != nil {
+			return err
+		}
+	}
+	for {
+		old := h.snap.Load()
+		next.version = 1
+		if old != nil {
+			next.version = old.version + 1
+		}
+		if h.snap.CompareAndSwap(old, next) {
+			return nil
+		}
+	}
+}
+
+// Version counts the calls to Set.
+func (h *StaticHandler) Version() uint64 {
+	if s := h.snap.Load(); s != nil {
+		return s.version
+	}
+	return 0
+}
+
+// ServeA2S writes the cached reply for r.
+func (h *StaticHandler) ServeA2S(w ResponseWriter, r *Request) {
+	s := h.snap.Load()
+	if s == nil {
+		return
+	}
+	var b []byte
+	switch r.Type {
+	case TypeInfoRequest:
+		b = s.info
+	case TypePlayerRequest:
+		b = s.players
+	case TypeRulesRequest:
+		b = s.rules
+	}
+	if b != nil {
+		_ = w.Write(b)
+	}
+}

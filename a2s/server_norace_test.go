@@ -1,0 +1,5 @@
+//go:build !race
+
+package a2s_test
+
+const raceEnabled = false
