@@ -209,11 +209,11 @@ func TestHeaderSkipsExtraBytes(t *testing.T) {
 		t.Fatalf("ParseHeader = %+v, % X, %v", h, body, err)
 	}
 	for _, bad := range []string{
-		"FF FF FF FF 4F 47 50 00 02 00 00",                // HeadSize < 3
-		"FF FF FF FF 4F 47 50 00 04 00 00",                // past the end
-		"FF FF FF FF 4F 47 50 00 03 00 02 00 00 00 00",    // flags announce a challenge HeadSize does not cover
-		"FF FF FF FF 4F 47 51 00 03 00 00",                // not OGP
-		"FE FF FF FF 4F 47 50 00 03 00 00",                // A2S split prefix
+		"FF FF FF FF 4F 47 50 00 02 00 00",             // HeadSize < 3
+		"FF FF FF FF 4F 47 50 00 04 00 00",             // past the end
+		"FF FF FF FF 4F 47 50 00 03 00 02 00 00 00 00", // flags announce a challenge HeadSize does not cover
+		"FF FF FF FF 4F 47 51 00 03 00 00",             // not OGP
+		"FE FF FF FF 4F 47 50 00 03 00 00",             // A2S split prefix
 	} {
 		if _, _, err := ParseHeader(unhex(t, bad)); err == nil {
 			t.Errorf("ParseHeader(%s) succeeded", bad)
