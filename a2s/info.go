@@ -298,7 +298,8 @@ func (d *decoder) vac() uint8 {
 // Format. The Ship block is written when Ship is not nil, the 'm' mod
 // section when Mod is not nil, and the EDF fields whose bit is set in EDF.
 // Text fields must not contain NUL bytes. Server type and environment are
-// written upper case in the 'm' format.
+// written as stored, lower case, in both formats (the spec's 'm' capture
+// uses lower case too).
 func (in *Info) AppendBinary(b []byte) ([]byte, error) {
 	e := encoder{b: wire.AppendUint32(b, HeaderSimple)}
 	switch in.Format {
@@ -365,8 +366,8 @@ func (in *Info) appendGoldSource(e *encoder) {
 	e.u8(in.Players)
 	e.u8(in.MaxPlayers)
 	e.u8(in.Protocol)
-	e.u8(upper(byte(in.ServerType)))
-	e.u8(upper(byte(in.Environment)))
+	e.u8(byte(in.ServerType))
+	e.u8(byte(in.Environment))
 	e.u8(in.Visibility)
 	if in.IsMod || in.Mod != nil {
 		e.u8(1)
@@ -389,13 +390,6 @@ func (in *Info) appendGoldSource(e *encoder) {
 func lower(c byte) byte {
 	if 'A' <= c && c <= 'Z' {
 		return c + 'a' - 'A'
-	}
-	return c
-}
-
-func upper(c byte) byte {
-	if 'a' <= c && c <= 'z' {
-		return c - ('a' - 'A')
 	}
 	return c
 }
