@@ -104,10 +104,9 @@ type Client struct {
 
 // conn is one live connection and the reason it died.
 type conn struct {
-	nc   net.Conn
-	rd   *Reader
-	err  error // set once when the connection fails
-	done chan struct{}
+	nc  net.Conn
+	rd  *Reader
+	err error // set once, under Client.mu, when the connection fails
 }
 
 // Dial connects to addr ("host:port") over TCP, logs in with password and
@@ -197,7 +196,7 @@ func (c *Client) start(ctx context.Context, nc net.Conn) error {
 		nc.Close()
 		return err
 	}
-	cn := &conn{nc: nc, rd: rd, done: make(chan struct{})}
+	cn := &conn{nc: nc, rd: rd}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -236,7 +235,7 @@ func (c *Client) auth(ctx context.Context, nc net.Conn, rd *Reader) error {
 		}
 		switch {
 		case p.Type == TypeAuthResponse && p.ID == -1:
-			return ErrAuthFailed
+			return fmt.Errorf("%w (wrong password? servers ban addresses that keep failing)", ErrAuthFailed)
 		case p.Type == TypeAuthResponse && (p.ID == id || c.prof.acceptsID(p.ID)):
 			nc.SetDeadline(time.Time{})
 			return nil
@@ -433,7 +432,6 @@ func (c *Client) fail(cn *conn, err error) {
 		err = fmt.Errorf("%w: %w", ErrConnClosed, err)
 	}
 	cn.err = err
-	close(cn.done)
 	var calls []*call
 	for id, cl := range c.calls {
 		if cl.cn == cn {
