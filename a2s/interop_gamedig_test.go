@@ -1,0 +1,121 @@
+//go:build interop
+
+package a2s_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/gsq-project/gsq/a2s/a2stest"
+)
+
+// gamedigScript queries argv[2] with gamedig's protocol-valve and prints the
+// state as JSON.
+const gamedigScript = `
+const { GameDig } = await import(process.argv[1] + '/lib/index.js');
+const [host, port] = process.argv[2].split(':');
+try {
+  const state = await GameDig.query({type: 'protocol-valve', host, port: Number(port),
+    requestRules: true, maxRetries: 1, socketTimeout: 3000, attemptTimeout: 10000});
+  console.log(JSON.stringify(state));
+} catch (e) {
+  console.error('gamedig: ' + e.message);
+  process.exit(1);
+}
+`
+
+type gamedigState struct {
+	Name       string `json:"name"`
+	Map        string `json:"map"`
+	NumPlayers int    `json:"numplayers"`
+	MaxPlayers int    `json:"maxplayers"`
+	Players    []struct {
+		Name string `json:"name"`
+	} `json:"players"`
+	Bots []struct {
+		Name string `json:"name"`
+	} `json:"bots"`
+	Raw struct {
+		Protocol int               `json:"protocol"`
+		AppID    int               `json:"appId"`
+		NumBots  int               `json:"numbots"`
+		Rules    map[string]string `json:"rules"`
+	} `json:"raw"`
+}
+
+// TestInteropGamedig has gamedig 5.3.3 (in .peers/, installed by
+// .ci/install-peers) query our server.
+func TestInteropGamedig(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node is not installed: %v", err)
+	}
+	module, err := filepath.Abs(filepath.Join("..", ".peers", "node_modules", "gamedig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(module, "package.json")); err != nil {
+		t.Fatalf("gamedig is not installed in .peers (run .ci/install-peers): %v", err)
+	}
+	for _, name := range []string{"modern", "legacy", "split-out-of-order"} {
+		t.Run(name, func(t *testing.T) {
+			p, _ := a2stest.ProfileByName(name)
+			srv := a2stest.NewServer(p)
+			defer srv.Close()
+			wantInfo, wantPlayers, wantRules := profileContent(p)
+
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, "--input-type=module", "-e", gamedigScript, module, srv.Addr().String())
+			out, err := cmd.Output()
+			if err != nil {
+				var stderr []byte
+				if ee, ok := err.(*exec.ExitError); ok {
+					stderr = ee.Stderr
+				}
+				t.Fatalf("gamedig: %v\n%s", err, stderr)
+			}
+			var s gamedigState
+			if err := json.Unmarshal(out, &s); err != nil {
+				t.Fatalf("gamedig output (%v):\n%s", err, out)
+			}
+			if s.Name != string(wantInfo.Name) || s.Map != string(wantInfo.Map) ||
+				s.NumPlayers != int(wantInfo.Players) || s.MaxPlayers != int(wantInfo.MaxPlayers) ||
+				s.Raw.Protocol != int(wantInfo.Protocol) || s.Raw.AppID != int(wantInfo.ShortAppID) {
+				t.Errorf("state: got %+v", s)
+			}
+			// Known gamedig behaviour: it moves raw.numbots entries of the
+			// player list into "bots", so the names are checked together.
+			var names, wantNames []string
+			for _, pl := range s.Players {
+				names = append(names, pl.Name)
+			}
+			for _, pl := range s.Bots {
+				names = append(names, pl.Name)
+			}
+			for _, pl := range wantPlayers.List {
+				wantNames = append(wantNames, string(pl.Name))
+			}
+			sort.Strings(names)
+			sort.Strings(wantNames)
+			if len(s.Bots) != int(wantInfo.Bots) || !slices.Equal(names, wantNames) {
+				t.Errorf("players %q and %d bots, want %q with %d bots", names, len(s.Bots), wantNames, wantInfo.Bots)
+			}
+			if len(s.Raw.Rules) != len(wantRules.List) {
+				t.Errorf("%d rules, want %d", len(s.Raw.Rules), len(wantRules.List))
+			}
+			for _, r := range wantRules.List {
+				if v := s.Raw.Rules[string(r.Name)]; v != string(r.Value) {
+					t.Errorf("rule %s = %q, want %q", r.Name, v, r.Value)
+				}
+			}
+		})
+	}
+}
