@@ -170,9 +170,10 @@ type infoBlock struct {
 // including the 0xFFFFFFFF header (reassembled if it was split). The result
 // does not alias b: its Text fields share one copy of it.
 //
-// The Ship's extra fields are read when ShortAppID is 2400; when it is not,
-// but the reply only makes sense (or only parses) with them and its GameID
-// says AppID 2400, they are read too. A VAC byte other than 0 or 1 is
+// The Ship's extra fields are read when ShortAppID is 2400. When it is not
+// and the reply fails to parse, leaves bytes unread, or says AppID 2400 in
+// its GameID, it is parsed again with them, and that reading wins if it
+// parses and its GameID says AppID 2400. A VAC byte other than 0 or 1 is
 // rejected with ErrMalformed: it means the server left a field out and
 // every later field would be garbage. Bytes after the last announced field
 // are ignored. See the package documentation for the 'm' mod section.
@@ -192,7 +193,7 @@ func ParseInfo(b []byte) (*Info, error) {
 	}
 	start := d
 	blk.info.parseSource(&d, &blk.ship, false)
-	if blk.info.Ship == nil && (d.err != nil || blk.info.AppID() == AppIDTheShip) {
+	if blk.info.Ship == nil && (d.err != nil || d.r.Len() > 0 || blk.info.AppID() == AppIDTheShip) {
 		var alt Info
 		d2 := start
 		alt.parseSource(&d2, &blk.ship, true)
