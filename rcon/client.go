@@ -541,7 +541,10 @@ func (c *Client) ExecBytes(ctx context.Context, cmd string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl := c.register(cn)
+	cl, err := c.register(cn)
+	if err != nil {
+		return nil, err
+	}
 	out, err := c.run(ctx, cl, cmd)
 	c.retire(cl, err)
 	return out, err
@@ -578,14 +581,18 @@ func (c *Client) release() {
 	<-c.slot
 }
 
-// register allocates the ids of a new request on cn.
-func (c *Client) register(cn *conn) *call {
+// register allocates the ids of a new request on cn. It fails if cn
+// died since it was picked, as fail would not see the request.
+func (c *Client) register(cn *conn) (*call, error) {
 	cl := &call{cn: cn, id: c.newID(), probeID: c.newID(), notify: make(chan struct{}, 1)}
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cn.err != nil {
+		return nil, cn.err
+	}
 	c.calls[cl.id] = cl
 	c.calls[cl.probeID] = cl
-	c.mu.Unlock()
-	return cl
+	return cl, nil
 }
 
 // retire forgets cl; its ids count as finished from now on. With a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -256,13 +257,17 @@ func TestNonASCII(t *testing.T) {
 func TestHostileSegmentation(t *testing.T) {
 	out := bigOutput(20 << 10)
 	for _, chunk := range []int{1, 3, 4097} {
-		for _, d := range []Dialect{DialectSource, DialectCS2} {
+		for _, d := range []Dialect{DialectSource, DialectCS2, DialectMinecraft} {
 			t.Run(fmt.Sprintf("%v/%d", d, chunk), func(t *testing.T) {
 				c, _ := dialEmu(t, emu{password: "pw", dialect: d, chunk: chunk,
 					respond: func(string) string { return out }}, &Options{Dialect: d})
+				want := out
+				if d == DialectMinecraft {
+					want = string(joinFragments(minecraftFragments(out)))
+				}
 				got, err := c.Exec(testCtx(t), "status")
-				if err != nil || got != out {
-					t.Fatalf("got %d bytes (%v), want %d", len(got), err, len(out))
+				if err != nil || got != want {
+					t.Fatalf("got %d bytes (%v), want %d", len(got), err, len(want))
 				}
 			})
 		}
@@ -777,5 +782,58 @@ func TestLookupProfile(t *testing.T) {
 	}
 	if _, err := Dial(testCtx(t), "127.0.0.1:1", "pw", &Options{Profile: "doom"}); err == nil {
 		t.Error("Dial accepted an unknown profile")
+	}
+}
+
+func benchExec(b *testing.B, d Dialect, out string, pipeline bool) {
+	b.ReportAllocs()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := &Server{Password: "pw", Dialect: d, Handler: HandlerFunc(func(_ context.Context, w ResponseWriter, _ string) {
+		w.WriteString(out)
+	})}
+	go s.Serve(ln)
+	defer s.Close()
+	c, err := Dial(context.Background(), ln.Addr().String(), "pw", &Options{Dialect: d, Pipeline: pipeline})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	b.SetBytes(int64(len(out)))
+	b.ResetTimer()
+	if pipeline {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := c.ExecBytes(context.Background(), "status"); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+		return
+	}
+	for b.Loop() {
+		if _, err := c.ExecBytes(context.Background(), "status"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkExecSmall(b *testing.B) {
+	for _, d := range []Dialect{DialectSource, DialectMinecraft} {
+		b.Run(d.String(), func(b *testing.B) { benchExec(b, d, "hostname: test\nplayers: 3 (16 max)\n", false) })
+	}
+}
+
+func BenchmarkExecPipelined(b *testing.B) {
+	benchExec(b, DialectSource, "hostname: test\nplayers: 3 (16 max)\n", true)
+}
+
+func BenchmarkExec1MiB(b *testing.B) {
+	out := bigOutput(1 << 20)
+	for _, d := range []Dialect{DialectSource, DialectCS2, DialectMinecraft} {
+		b.Run(d.String(), func(b *testing.B) { benchExec(b, d, out, false) })
 	}
 }
