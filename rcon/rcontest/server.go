@@ -1,0 +1,451 @@
+package rcontest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/gsq-project/gsq/rcon"
+)
+
+// MaxOutput is the most command output a [Server] buffers for one
+// answer; a handler writing more gets an error.
+const MaxOutput = 64 << 20
+
+// maxRequestSize is the request size limit of the non-Minecraft profiles.
+const maxRequestSize = 1 << 20
+
+// minecraftReadSize is vanilla's single read (rcon-field-notes.md §1.2).
+const minecraftReadSize = 1460
+
+// errOutputTooLarge is returned to handlers that exceed MaxOutput.
+var errOutputTooLarge = errors.New("rcontest: command output above MaxOutput")
+
+// Server is a fake RCON server on a loopback port that imitates one real
+// server ([Profile]) and can inject faults ([Faults]). Unlike
+// [rcon.Server] it builds each answer in memory before writing it, which
+// is what lets it imitate quirks byte by byte. Set the exported fields
+// before Start; they must not change afterwards.
+type Server struct {
+	Profile  Profile
+	Password string       // empty refuses every login
+	Handler  rcon.Handler // nil means a zero SimHandler
+	Faults   Faults
+	// Logf, if set, receives one line for each connection the server
+	// drops on purpose, with the reason.
+	Logf func(format string, args ...any)
+	// Listener is the loopback listener, bound by NewUnstartedServer.
+	Listener net.Listener
+
+	mu      sync.Mutex
+	conns   map[net.Conn]struct{}
+	dropped int
+	started bool
+	closed  bool
+	quit    chan struct{}
+	wg      sync.WaitGroup
+}
+
+// NewServer starts and returns a Server imitating profile, with the
+// given password and handler. The caller must Close it. It panics if no
+// loopback port can be bound, as httptest does.
+func NewServer(profile Profile, password string, h rcon.Handler) *Server {
+	s := NewUnstartedServer(profile, password, h)
+	s.Start()
+	return s
+}
+
+// NewUnstartedServer is like NewServer but does not start serving, so
+// fields such as Faults can be set first; call Start.
+func NewUnstartedServer(profile Profile, password string, h rcon.Handler) *Server {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(fmt.Sprintf("rcontest: listen on loopback: %v", err))
+	}
+	return &Server{
+		Profile:  profile,
+		Password: password,
+		Handler:  h,
+		Listener: l,
+		conns:    make(map[net.Conn]struct{}),
+		quit:     make(chan struct{}),
+	}
+}
+
+// Start starts serving. It panics if called twice.
+func (s *Server) Start() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started {
+		panic("rcontest: Server started twice")
+	}
+	s.started = true
+	s.wg.Add(1)
+	go s.serve()
+}
+
+// Addr returns the address the server listens on.
+func (s *Server) Addr() netip.AddrPort {
+	if ta, ok := s.Listener.Addr().(*net.TCPAddr); ok {
+		return ta.AddrPort()
+	}
+	return netip.AddrPort{}
+}
+
+// Dropped returns how many connections the server closed on purpose: the
+// Minecraft parser's disconnects, Squad's answer to a wrong password and
+// Faults.DropAfterBytes.
+func (s *Server) Dropped() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dropped
+}
+
+// Close stops the server, closes every connection and waits for them to
+// finish. Calling it again does nothing.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	close(s.quit)
+	s.Listener.Close()
+	for nc := range s.conns {
+		nc.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+func (s *Server) serve() {
+	defer s.wg.Done()
+	for {
+		nc, err := s.Listener.Accept()
+		if err != nil {
+			return // closed
+		}
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			nc.Close()
+			return
+		}
+		s.conns[nc] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go s.serveConn(nc)
+	}
+}
+
+func (s *Server) drop(c *conn, format string, args ...any) {
+	s.mu.Lock()
+	s.dropped++
+	s.mu.Unlock()
+	if s.Logf != nil {
+		s.Logf("rcontest: %v: %s: dropping connection: %s", c.remote, s.Profile, fmt.Sprintf(format, args...))
+	}
+}
+
+func (s *Server) serveConn(nc net.Conn) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() {
+		cancel()
+		nc.Close()
+		s.mu.Lock()
+		delete(s.conns, nc)
+		s.mu.Unlock()
+		s.wg.Done()
+	}()
+	if tc, ok := nc.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	c := &conn{srv: s, nc: nc, tr: s.Profile.traits(), ctx: ctx}
+	if ta, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
+		c.remote = ta.AddrPort()
+	}
+	if !c.tr.singleRead {
+		c.br = bufio.NewReader(nc)
+		c.rd = rcon.NewReader(c.br, maxRequestSize)
+	}
+	for {
+		p, ok := c.read()
+		if !ok {
+			return
+		}
+		if !c.answer(p) {
+			return
+		}
+		if s.Faults.Coalesce && c.br != nil && c.br.Buffered() > 0 {
+			continue
+		}
+		if !c.flush() {
+			return
+		}
+	}
+}
+
+// conn is one client connection of a Server.
+type conn struct {
+	srv     *Server
+	nc      net.Conn
+	remote  netip.AddrPort
+	tr      traits
+	ctx     context.Context
+	br      *bufio.Reader
+	rd      *rcon.Reader
+	authed  bool
+	cmds    int    // commands received
+	written int    // bytes written so far
+	pending []byte // answers not written yet
+}
+
+// read returns the next request.
+func (c *conn) read() (rcon.Packet, bool) {
+	if c.rd != nil {
+		p, err := c.rd.ReadPacket()
+		return p, err == nil
+	}
+	// Vanilla Minecraft: one read of up to 1460 bytes must hold exactly
+	// one packet, or the connection is closed.
+	buf := make([]byte, minecraftReadSize)
+	n, err := c.nc.Read(buf)
+	if err != nil {
+		return rcon.Packet{}, false
+	}
+	p, used, err := rcon.ParsePacket(buf[:n], minecraftReadSize)
+	switch {
+	case err != nil:
+		c.srv.drop(c, "read of %d bytes is not a whole packet: %v", n, err)
+		return rcon.Packet{}, false
+	case used != n:
+		c.srv.drop(c, "read of %d bytes holds more than one packet (%d + %d bytes)", n, used, n-used)
+		return rcon.Packet{}, false
+	}
+	return p, true
+}
+
+// add appends one packet to the pending output.
+func (c *conn) add(id int32, typ rcon.PacketType, body []byte) {
+	c.pending, _ = rcon.Packet{ID: id, Type: typ, Body: body}.AppendBinary(c.pending)
+}
+
+// answer queues the answer to p and reports whether to keep the
+// connection.
+func (c *conn) answer(p rcon.Packet) bool {
+	tr := c.tr
+	switch {
+	case p.Type == rcon.TypeAuth:
+		return c.login(p)
+	case !c.authed && tr.unauthMinus1:
+		c.add(-1, rcon.TypeAuthResponse, nil)
+	case !c.authed:
+		if p.Type == rcon.TypeExecCommand {
+			c.add(p.ID, rcon.TypeResponseValue, nil)
+		}
+	case p.Type == rcon.TypeExecCommand:
+		c.command(p)
+	case tr.probe == probeUnknownRequest:
+		c.add(p.ID, rcon.TypeResponseValue, []byte("Unknown request "+strconv.FormatUint(uint64(uint32(p.Type)), 16)))
+	case p.Type == rcon.TypeResponseValue && (tr.probe == probeMirror || tr.probe == probeMirrorMalformed):
+		id := c.replyID(p.ID)
+		c.add(id, rcon.TypeResponseValue, nil)
+		start := len(c.pending)
+		c.add(id, rcon.TypeResponseValue, []byte{0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00})
+		if tr.probe == probeMirrorMalformed {
+			copy(c.pending[start:], []byte{10, 0, 0, 0}) // Squad: size 10, 17 bytes follow
+		}
+	}
+	return true
+}
+
+func (c *conn) replyID(id int32) int32 {
+	if c.tr.replyID != nil {
+		return *c.tr.replyID
+	}
+	return id
+}
+
+func (c *conn) login(p rcon.Packet) bool {
+	pw := p.Body
+	if i := bytes.IndexByte(pw, 0); i >= 0 {
+		pw = pw[:i]
+	}
+	c.authed = c.srv.Password != "" && subtle.ConstantTimeCompare(pw, []byte(c.srv.Password)) == 1
+	switch {
+	case !c.authed && c.tr.badPassword == badPasswordClose:
+		c.srv.drop(c, "wrong password")
+		return false
+	case !c.authed && c.tr.badPassword == badPasswordSilent:
+		return true
+	}
+	if c.tr.preAuthEmpty {
+		c.add(p.ID, rcon.TypeResponseValue, nil)
+	}
+	switch {
+	case !c.authed:
+		c.add(-1, rcon.TypeAuthResponse, nil)
+	case c.tr.authID != nil:
+		c.add(*c.tr.authID, rcon.TypeAuthResponse, nil)
+	default:
+		c.add(p.ID, rcon.TypeAuthResponse, nil)
+	}
+	return true
+}
+
+func (c *conn) command(p rcon.Packet) {
+	tr := c.tr
+	cmd := p.Body
+	if i := bytes.IndexByte(cmd, 0); i >= 0 {
+		cmd = cmd[:i]
+	}
+	if tr.ignoreEmpty && len(cmd) == 0 {
+		return
+	}
+	c.cmds++
+	if n := c.srv.Faults.DropEvery; n > 0 && c.cmds%n == 0 {
+		return
+	}
+	if tr.rustConsole {
+		c.add(-1, rcon.TypeRustConsole, []byte("[rcon] executing: "+string(cmd)))
+	}
+	if tr.chat {
+		c.add(0, rcon.TypeChatValue, []byte("[ChatAll] [SteamID:76561198000000000] Player : hello from squad"))
+	}
+	out := c.run(string(cmd))
+	if len(out) == 0 && tr.noOutputReply != "" {
+		out = []byte(tr.noOutputReply)
+	}
+	id := c.replyID(p.ID)
+	if tr.rustConsole && isSay(cmd) {
+		c.add(-1, rcon.TypeResponseValue, out)
+		return
+	}
+	switch {
+	case tr.vanillaSplit:
+		for _, body := range vanillaFragments(out) {
+			c.add(id, rcon.TypeResponseValue, body)
+		}
+	case tr.splitBytes > 0:
+		sp := rcon.NewSplitter(rcon.DialectSource, tr.splitBytes, func(body []byte) error {
+			c.add(id, rcon.TypeResponseValue, body)
+			return nil
+		})
+		_, _ = sp.Write(out)
+		_ = sp.Close()
+	default:
+		c.add(id, rcon.TypeResponseValue, out)
+	}
+}
+
+func isSay(cmd []byte) bool {
+	name, _, _ := strings.Cut(string(cmd), " ")
+	return strings.EqualFold(name, "say")
+}
+
+// run collects the handler's output.
+func (c *conn) run(cmd string) []byte {
+	w := &bufferWriter{remote: c.remote}
+	var h rcon.Handler = &SimHandler{}
+	if c.srv.Handler != nil {
+		h = c.srv.Handler
+	}
+	h.ServeRCON(c.ctx, w, cmd)
+	return w.buf
+}
+
+// flush writes the pending answers, applying the faults.
+func (c *conn) flush() bool {
+	b := c.pending
+	c.pending = c.pending[:0]
+	if len(b) == 0 {
+		return true
+	}
+	f := c.srv.Faults
+	if f.Delay > 0 {
+		t := time.NewTimer(f.Delay)
+		select {
+		case <-t.C:
+		case <-c.srv.quit:
+			t.Stop()
+			return false
+		}
+	}
+	drop := false
+	if f.DropAfterBytes > 0 && c.written+len(b) >= f.DropAfterBytes {
+		b = b[:f.DropAfterBytes-c.written]
+		drop = true
+	}
+	c.written += len(b)
+	if err := writePieces(c.nc, b, f.Segments, f.segmentDelay()); err != nil {
+		return false
+	}
+	if drop {
+		c.srv.drop(c, "DropAfterBytes reached after %d bytes", c.written)
+		return false
+	}
+	return true
+}
+
+// vanillaFragments cuts out as vanilla Minecraft does: into strings of
+// 4096 UTF-16 units, each encoded as UTF-8, a lone surrogate becoming
+// '?'. Empty output is one empty fragment.
+func vanillaFragments(out []byte) [][]byte {
+	units := utf16.Encode([]rune(string(out)))
+	frags := [][]byte{}
+	for len(units) > 0 || len(frags) == 0 {
+		n := min(len(units), rcon.MinecraftFragmentUnits)
+		frags = append(frags, encodeJavaUTF8(units[:n]))
+		units = units[n:]
+	}
+	return frags
+}
+
+func encodeJavaUTF8(units []uint16) []byte {
+	var b []byte
+	for i := 0; i < len(units); i++ {
+		u := rune(units[i])
+		switch {
+		case utf16.IsSurrogate(u) && i+1 < len(units) && utf16.DecodeRune(u, rune(units[i+1])) != utf8.RuneError:
+			b = utf8.AppendRune(b, utf16.DecodeRune(u, rune(units[i+1])))
+			i++
+		case utf16.IsSurrogate(u):
+			b = append(b, '?')
+		default:
+			b = utf8.AppendRune(b, u)
+		}
+	}
+	return b
+}
+
+// bufferWriter collects a handler's output, up to MaxOutput.
+type bufferWriter struct {
+	buf    []byte
+	remote netip.AddrPort
+}
+
+func (w *bufferWriter) Write(p []byte) (int, error) { return w.WriteString(string(p)) }
+
+func (w *bufferWriter) WriteString(s string) (int, error) {
+	if len(w.buf)+len(s) > MaxOutput {
+		return 0, errOutputTooLarge
+	}
+	w.buf = append(w.buf, s...)
+	return len(s), nil
+}
+
+func (w *bufferWriter) RemoteAddr() netip.AddrPort { return w.remote }
+
+var _ rcon.ResponseWriter = (*bufferWriter)(nil)
