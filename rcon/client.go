@@ -98,6 +98,7 @@ type Client struct {
 	wrapped     bool
 	closed      bool
 	lastDone    time.Time
+	abandoned   *call // see settle
 	lastAttempt time.Time
 	backoff     time.Duration
 }
@@ -536,6 +537,7 @@ func (c *Client) ExecBytes(ctx context.Context, cmd string) ([]byte, error) {
 			return nil, err
 		}
 		defer c.release()
+		c.settle(ctx)
 	}
 	cn, err := c.connection(ctx)
 	if err != nil {
@@ -598,14 +600,55 @@ func (c *Client) register(cn *conn) (*call, error) {
 // retire forgets cl; its ids count as finished from now on. With a
 // profile that accepts foreign ids, an abandoned request leaves a reply
 // that cannot be told from the next one, so the connection is dropped.
+// On a dialect that forbids back-to-back packets, a request abandoned
+// before any reply is kept as c.abandoned for settle instead.
 func (c *Client) retire(cl *call, err error) {
+	abandoned := err != nil && (errors.Is(err, ErrTimeout) || errors.Is(err, context.Canceled))
 	c.mu.Lock()
+	if abandoned && !c.opts.Dialect.backToBack() && !cl.answered() && !c.closed {
+		c.abandoned = cl
+		c.mu.Unlock()
+		return
+	}
 	delete(c.calls, cl.id)
 	delete(c.calls, cl.probeID)
 	c.mu.Unlock()
-	if err != nil && len(c.prof.anyIDs) > 0 && (errors.Is(err, ErrTimeout) || errors.Is(err, context.Canceled)) {
+	if abandoned && len(c.prof.anyIDs) > 0 {
 		c.fail(cl.cn, fmt.Errorf("%w: abandoned request on a %s connection", ErrConnClosed, c.prof.Name))
 	}
+}
+
+// AbandonedGrace bounds how long a command waits for the first reply to
+// an abandoned Minecraft command before it is written. The server reads
+// one packet per read and drops the connection when two arrive together
+// (field notes §1.2), so a command must not follow one it has not read
+// yet.
+const AbandonedGrace = 2 * time.Second
+
+// settle waits, within ctx and AbandonedGrace, until the request
+// abandoned by the previous command has been answered, then retires it.
+// The caller holds the serial slot.
+func (c *Client) settle(ctx context.Context) {
+	c.mu.Lock()
+	cl := c.abandoned
+	c.abandoned = nil
+	c.mu.Unlock()
+	if cl == nil {
+		return
+	}
+	t := time.NewTimer(AbandonedGrace)
+	defer t.Stop()
+wait:
+	for !cl.answered() {
+		select {
+		case <-cl.notify:
+		case <-t.C:
+			break wait
+		case <-ctx.Done():
+			break wait
+		}
+	}
+	c.retire(cl, nil)
 }
 
 // run writes the command and collects its answer.
@@ -711,10 +754,11 @@ type call struct {
 	probeID int32
 	notify  chan struct{}
 
-	mu    sync.Mutex
-	queue []Packet
-	size  int
-	err   error
+	mu      sync.Mutex
+	queue   []Packet
+	replies int
+	size    int
+	err     error
 }
 
 func (cl *call) probe() Packet {
@@ -724,6 +768,7 @@ func (cl *call) probe() Packet {
 // push queues p for the waiting Exec. It never blocks.
 func (cl *call) push(p Packet, max int) {
 	cl.mu.Lock()
+	cl.replies++
 	if cl.err == nil {
 		cl.size += len(p.Body)
 		if cl.size > max {
@@ -750,6 +795,13 @@ func (cl *call) wake() {
 	case cl.notify <- struct{}{}:
 	default:
 	}
+}
+
+// answered reports whether any reply (or an error) reached cl.
+func (cl *call) answered() bool {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return cl.replies > 0 || cl.err != nil
 }
 
 // take returns the queued packets and the call's error, if any.

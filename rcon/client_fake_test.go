@@ -124,6 +124,8 @@ type emu struct {
 	// mcViolations counts requests that did not arrive as one read of
 	// one packet (the vanilla Minecraft parser drops the connection).
 	mcViolations *atomic.Int32
+	// readDelay makes the Minecraft server slow to read each request.
+	readDelay time.Duration
 	// cmds receives every command the server ran, if set.
 	cmds chan<- Packet
 }
@@ -239,6 +241,7 @@ func (e emu) serveMinecraft(c *fakeConn) {
 	buf := make([]byte, 1460)
 	authed := false
 	for {
+		time.Sleep(e.readDelay)
 		c.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
 		n, err := c.nc.Read(buf)
 		if err != nil {

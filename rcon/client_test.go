@@ -704,6 +704,26 @@ func TestMinecraftCommandDelaySerial(t *testing.T) {
 	}
 }
 
+// A Minecraft command abandoned before the server read it must not be
+// followed at once by the next one: both would land in one read and the
+// server would drop the connection.
+func TestMinecraftAbandonedNotCoalesced(t *testing.T) {
+	var viol atomic.Int32
+	c, _ := dialEmu(t, emu{password: "pw", dialect: DialectMinecraft, mcViolations: &viol, readDelay: 200 * time.Millisecond},
+		&Options{Dialect: DialectMinecraft})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := c.Exec(ctx, "first"); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("err = %v", err)
+	}
+	if got, err := c.Exec(testCtx(t), "second"); err != nil || got != "ran second" {
+		t.Fatalf("Exec = %q, %v", got, err)
+	}
+	if viol.Load() != 0 {
+		t.Fatal("abandoned and next command coalesced")
+	}
+}
+
 func TestResponseSizeLimit(t *testing.T) {
 	c, _ := dialEmu(t, emu{password: "pw", respond: func(string) string { return strings.Repeat("x", 50000) }},
 		&Options{MaxResponseSize: 10000})
