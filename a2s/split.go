@@ -80,8 +80,8 @@ type Fragment struct {
 //     offset 12 (Source), 10 (no Size) or 9 (GoldSource), or, for servers
 //     that leave the nested header out, a reply type byte there;
 //   - any other fragment is Source if bytes 10-11 are a plausible Size,
-//     else GoldSource if byte 8 reads as Number<<4|Total, else Source
-//     without Size.
+//     else GoldSource if byte 8 reads as Number<<4|Total with Number > 0,
+//     else Source without Size.
 //
 // A [Reassembler] re-reads every fragment of a reply with the format of its
 // fragment 0, so a wrong guess on a later fragment is harmless.
@@ -163,7 +163,7 @@ func detectSplitFormat(b []byte) (f SplitFormat, sure bool) {
 		return SplitGoldSource, true
 	case b[9] < b[8] && plausibleSize(b):
 		return SplitSource, false
-	case b[8]>>4 < b[8]&0x0F:
+	case b[8]>>4 != 0 && b[8]>>4 < b[8]&0x0F:
 		return SplitGoldSource, false
 	}
 	return SplitSourceNoSize, false
@@ -329,7 +329,11 @@ func (r *Reassembler) Reset() { r.pending = nil }
 // straight to ParseInfo, ParsePlayers or ParseRules. The payload is a
 // fresh slice that the caller owns.
 //
-// A duplicate of a fragment already held is ignored. An error drops the
+// A duplicate of a fragment already held is ignored; a different datagram
+// with the same number replaces the earlier one. A duplicate arriving after
+// its reply completed starts a new partial reply, which is eventually
+// evicted (or completes again if the reply had a single fragment). An
+// error drops the
 // reply the fragment belongs to; other replies in flight are kept.
 // Fragments built by hand (not by ParseFragment) are taken at their word:
 // their Format decides.
@@ -422,9 +426,11 @@ func (r *Reassembler) complete(p *pendingSplit) ([]byte, bool, error) {
 		}
 		total = int(fr.Total)
 		if index[fr.Number] == 0 {
-			index[fr.Number] = int16(i + 1)
 			have++
 		}
+		// The latest datagram for a number wins: an earlier one may be a
+		// late duplicate from a previous reply that reused the ID.
+		index[fr.Number] = int16(i + 1)
 		if fr.Number == 0 {
 			first = fr
 		}
