@@ -1,0 +1,258 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gsq-project/gsq/rcon"
+)
+
+// This file reads the named servers of gsq's config file and finds the
+// RCON password. The file lives in the XDG config directory:
+//
+//	servers:
+//	  survival:
+//	    address: mc.example.com:25575
+//	    password_env: SURVIVAL_RCON_PASSWORD
+//	    dialect: minecraft
+//	    timeout: 5s
+//
+// Keys other than "servers" belong to other commands and are ignored here;
+// an unknown key inside a server entry is an error, so a typo does not go
+// unnoticed.
+
+// rconServer is one named server of the config file.
+type rconServer struct {
+	Address      string        `yaml:"address"`
+	Password     string        `yaml:"password"`
+	PasswordFile string        `yaml:"password_file"`
+	PasswordEnv  string        `yaml:"password_env"`
+	Dialect      string        `yaml:"dialect"`
+	Profile      string        `yaml:"profile"`
+	Timeout      time.Duration `yaml:"timeout"`
+}
+
+// rconServerKeys are the keys a server entry may have.
+var rconServerKeys = []string{"address", "password", "password_file", "password_env", "dialect", "profile", "timeout"}
+
+// rconConfig is the part of the config file gsq rcon reads.
+type rconConfig struct {
+	path    string
+	private bool // the file is not readable by group or others
+	servers map[string]rconServer
+}
+
+// maxConfigSize bounds the config and password files gsq reads.
+const maxConfigSize = 1 << 20
+
+// configPath is where gsq looks for its config file:
+// $XDG_CONFIG_HOME/gsq/config.yaml, else ~/.config/gsq/config.yaml.
+// It is empty when neither variable is set.
+func configPath(env *Env) string {
+	if dir := env.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "gsq", "config.yaml")
+	}
+	if home := env.Getenv("HOME"); home != "" {
+		return filepath.Join(home, ".config", "gsq", "config.yaml")
+	}
+	return ""
+}
+
+// loadRconConfig reads the named servers from path. A missing file is an
+// empty config unless the user named it explicitly.
+func loadRconConfig(path string, explicit bool) (*rconConfig, error) {
+	c := &rconConfig{path: path}
+	if path == "" {
+		return c, nil
+	}
+	data, info, err := readSmallFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !explicit {
+		return c, nil
+	}
+	if err != nil {
+		return nil, usageError("config: %v", err)
+	}
+	c.private = info.Mode().Perm()&0o077 == 0
+	var doc struct {
+		Servers map[string]yaml.Node `yaml:"servers"`
+	}
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return nil, usageError("config %s: %v", path, err)
+	}
+	c.servers = make(map[string]rconServer, len(doc.Servers))
+	for name, node := range doc.Servers {
+		if err := checkKeys(&node, rconServerKeys); err != nil {
+			return nil, usageError("config %s: server %q: %v", path, name, err)
+		}
+		var s rconServer
+		if err := node.Decode(&s); err != nil {
+			return nil, usageError("config %s: server %q: %v", path, name, err)
+		}
+		c.servers[name] = s
+	}
+	return c, nil
+}
+
+// checkKeys reports the first key of the mapping node that is not in known.
+func checkKeys(node *yaml.Node, known []string) error {
+	if node.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: want a mapping of %s", node.Line, strings.Join(known, ", "))
+	}
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		k := node.Content[i]
+		found := false
+		for _, name := range known {
+			found = found || k.Value == name
+		}
+		if !found {
+			return fmt.Errorf("line %d: unknown key %q (known: %s)", k.Line, k.Value, strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
+// names lists the configured servers, sorted, for error messages.
+func (c *rconConfig) names() string {
+	names := make([]string, 0, len(c.servers))
+	for n := range c.servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// validate checks the entry named name before it is used.
+func (s *rconServer) validate(name string) error {
+	if s.Address == "" {
+		return fmt.Errorf("server %q has no address", name)
+	}
+	n := 0
+	for _, v := range []string{s.Password, s.PasswordFile, s.PasswordEnv} {
+		if v != "" {
+			n++
+		}
+	}
+	if n > 1 {
+		return fmt.Errorf("server %q: give only one of password, password_file and password_env", name)
+	}
+	if _, err := rcon.ParseDialect(s.Dialect); err != nil {
+		return fmt.Errorf("server %q: %v", name, err)
+	}
+	if _, err := rcon.LookupProfile(s.Profile); err != nil {
+		return fmt.Errorf("server %q: %v", name, err)
+	}
+	if s.Timeout < 0 {
+		return fmt.Errorf("server %q: negative timeout", name)
+	}
+	return nil
+}
+
+// rconPasswordEnv lists the environment variables that may hold the
+// password, most specific first. MCRCON_PASS makes gsq a drop-in for mcrcon.
+var rconPasswordEnv = []string{"GSQ_RCON_PASSWORD", "RCON_PASSWORD", "MCRCON_PASS"}
+
+// passwordSource says where findPassword should look, in order: the
+// --password and --password-file flags, the named server's entry, the
+// environment, and a prompt on the terminal.
+type passwordSource struct {
+	flag       *string // --password, if given
+	file       string  // --password-file
+	server     *rconServer
+	configPath string
+	prompt     func() (string, error) // nil when stdin is not a terminal
+}
+
+// findPassword returns the RCON password. It never puts the password
+// in an error.
+func findPassword(env *Env, src passwordSource) (string, error) {
+	switch {
+	case src.flag != nil:
+		return *src.flag, nil
+	case src.file != "":
+		return readPasswordFile(src.file)
+	}
+	if s := src.server; s != nil {
+		switch {
+		case s.Password != "":
+			return s.Password, nil
+		case s.PasswordFile != "":
+			return readPasswordFile(expandPath(env, s.PasswordFile, filepath.Dir(src.configPath)))
+		case s.PasswordEnv != "":
+			if pw := env.Getenv(s.PasswordEnv); pw != "" {
+				return pw, nil
+			}
+			return "", usageError("config %s: password_env %s is not set", src.configPath, s.PasswordEnv)
+		}
+	}
+	for _, name := range rconPasswordEnv {
+		if pw := env.Getenv(name); pw != "" {
+			return pw, nil
+		}
+	}
+	if src.prompt != nil {
+		return src.prompt()
+	}
+	return "", usageError("no RCON password: use --password-file FILE, set %s, or name a server of the config file", strings.Join(rconPasswordEnv, " or "))
+}
+
+// readPasswordFile reads a password file (a Docker secret, for example);
+// one trailing line break is not part of the password.
+func readPasswordFile(path string) (string, error) {
+	data, _, err := readSmallFile(path)
+	if err != nil {
+		return "", usageError("password file: %v", err)
+	}
+	pw := strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r")
+	if pw == "" {
+		return "", usageError("password file %s is empty", path)
+	}
+	return pw, nil
+}
+
+// readSmallFile reads a file of at most maxConfigSize bytes.
+func readSmallFile(path string) ([]byte, fs.FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(data) > maxConfigSize {
+		return nil, nil, fmt.Errorf("%s is larger than %d bytes", path, maxConfigSize)
+	}
+	return data, info, nil
+}
+
+// expandPath expands a leading ~/ to the home directory and makes a
+// relative path relative to dir.
+func expandPath(env *Env, path, dir string) string {
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		if home := env.Getenv("HOME"); home != "" {
+			return filepath.Join(home, rest)
+		}
+	}
+	if !filepath.IsAbs(path) && dir != "" {
+		return filepath.Join(dir, path)
+	}
+	return path
+}

@@ -1,0 +1,226 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/peterh/liner"
+
+	"github.com/gsq-project/gsq/rcon"
+)
+
+// This file is the interactive shell of `gsq rcon`: liner line editing,
+// history kept across sessions, and reconnection when the server drops
+// the connection.
+
+const (
+	// reconnectAttempts bounds one round of reconnection; the next
+	// command starts another round.
+	reconnectAttempts = 5
+	// maxHistoryFile bounds how much of the history file is read.
+	maxHistoryFile = 8 << 20
+	// maxHistoryLine is the longest line kept in the history (liner
+	// cannot read longer ones back, and no dialect sends them).
+	maxHistoryLine = 4000
+)
+
+const shellHelp = `Each line runs as one command on the server.
+  :q, :quit or Ctrl-D   leave
+  Ctrl-R                search the history (Enter runs, Ctrl-G cancels)
+  Up, Down              walk the history
+  Ctrl-A, Ctrl-E        start, end of line
+  :help                 this text
+A line that starts with a space is not kept in the history.
+`
+
+// rconShell is one interactive session.
+type rconShell struct {
+	env    *Env
+	t      *rconTarget
+	client *rcon.Client // nil after a failed reconnection
+	out    *rconPrinter
+}
+
+// runRconShell runs the interactive shell on client, which it owns.
+func runRconShell(ctx context.Context, env *Env, t *rconTarget, client *rcon.Client, out *rconPrinter) error {
+	sh := &rconShell{env: env, t: t, client: client, out: out}
+	defer func() {
+		if sh.client != nil {
+			sh.client.Close()
+		}
+	}()
+	l := liner.NewLiner()
+	defer l.Close()
+	l.SetCtrlCAborts(true)
+	hist := historyPath(env)
+	loadHistory(l, hist)
+	historyFailed := false
+
+	fmt.Fprintf(env.Stderr, "gsq: connected to %s (%v); :q or Ctrl-D leaves, :help for keys\n", t.addr, t.opts.Dialect)
+	prompt := t.addr + "> "
+	for {
+		raw, err := l.Prompt(prompt)
+		switch {
+		case errors.Is(err, liner.ErrPromptAborted):
+			fmt.Fprintln(env.Stderr, "gsq: hint: :q or Ctrl-D leaves the shell")
+			continue
+		case errors.Is(err, io.EOF):
+			fmt.Fprintln(env.Stderr)
+			return nil
+		case err != nil:
+			return err
+		}
+		line := strings.TrimSpace(raw)
+		if line == "" {
+			continue
+		}
+		if !strings.HasPrefix(raw, " ") && !strings.Contains(line, t.password) && len(line) <= maxHistoryLine {
+			l.AppendHistory(line)
+			if err := saveHistory(l, hist); err != nil && !historyFailed {
+				historyFailed = true
+				fmt.Fprintf(env.Stderr, "gsq: error: saving the history: %v\n", err)
+			}
+		}
+		switch line {
+		case ":q", ":quit":
+			return nil
+		case ":help":
+			io.WriteString(env.Stderr, shellHelp)
+			continue
+		}
+		if code := sh.exec(ctx, line); code != ExitOK && (code == ExitAuth || ctx.Err() != nil) {
+			return silentExit(code)
+		}
+	}
+}
+
+// exec runs one line and prints its output, then any unsolicited packets
+// (Squad chat, Rust console lines) that came meanwhile. When the
+// connection is gone it reconnects.
+func (sh *rconShell) exec(ctx context.Context, line string) int {
+	if sh.client == nil {
+		if code := sh.reconnect(ctx); code != ExitOK {
+			fmt.Fprintf(sh.env.Stderr, "gsq: error: %q was not sent: not connected\n", line)
+			return code
+		}
+	}
+	text, err := sh.client.Exec(ctx, line)
+	sh.out.result(line, text, err)
+	sh.events()
+	if err == nil {
+		return ExitOK
+	}
+	code := sh.out.fail(sh.t, line, err, false)
+	if ctx.Err() == nil && (errors.Is(err, rcon.ErrConnClosed) || errors.Is(err, rcon.ErrProtocol)) {
+		fmt.Fprintf(sh.env.Stderr, "gsq: connection to %s lost; %q was not sent again (it may or may not have run)\n", sh.t.addr, line)
+		return sh.reconnect(ctx)
+	}
+	return code
+}
+
+// reconnect dials and logs in again, with backoff, and reports on stderr.
+// It returns ExitAuth when the password no longer works.
+func (sh *rconShell) reconnect(ctx context.Context) int {
+	if sh.client != nil {
+		sh.client.Close()
+		sh.client = nil
+	}
+	backoff := rcon.MinReconnectBackoff
+	code := ExitTimeout
+	for attempt := 1; attempt <= reconnectAttempts; attempt++ {
+		if attempt > 1 {
+			if sleepCtx(ctx, backoff) != nil {
+				return ExitFailure
+			}
+			backoff = min(2*backoff, rcon.MaxReconnectBackoff)
+		}
+		fmt.Fprintf(sh.env.Stderr, "gsq: reconnecting to %s (attempt %d of %d)\n", sh.t.addr, attempt, reconnectAttempts)
+		c, err := rcon.Dial(ctx, sh.t.addr, sh.t.password, &sh.t.opts)
+		if err == nil {
+			sh.client = c
+			fmt.Fprintf(sh.env.Stderr, "gsq: reconnected to %s\n", sh.t.addr)
+			return ExitOK
+		}
+		code = sh.out.fail(sh.t, "", err, true)
+		if code == ExitAuth || ctx.Err() != nil {
+			return code
+		}
+	}
+	fmt.Fprintln(sh.env.Stderr, "gsq: hint: still not connected; the next command tries again")
+	return code
+}
+
+// events prints the unsolicited packets waiting on the client.
+func (sh *rconShell) events() {
+	for {
+		select {
+		case p, ok := <-sh.client.Events():
+			if !ok {
+				return
+			}
+			sh.out.result("", "["+p.Type.String()+"] "+rcon.DecodeText(p.Body), nil)
+		default:
+			return
+		}
+	}
+}
+
+// historyPath is the shell history file: $XDG_STATE_HOME/gsq/rcon_history,
+// else ~/.local/state/gsq/rcon_history; empty (no history kept) when
+// neither variable is set.
+func historyPath(env *Env) string {
+	if dir := env.Getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "gsq", "rcon_history")
+	}
+	if home := env.Getenv("HOME"); home != "" {
+		return filepath.Join(home, ".local", "state", "gsq", "rcon_history")
+	}
+	return ""
+}
+
+// loadHistory reads the history file, if there is one. A damaged file
+// gives what could be read.
+func loadHistory(l *liner.State, path string) {
+	if path == "" {
+		return
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	l.ReadHistory(io.LimitReader(f, maxHistoryFile))
+}
+
+// saveHistory replaces the history file atomically; the file is private
+// to the user (0600, in a 0700 directory), as commands may hold secrets.
+// liner keeps at most liner.HistoryLimit entries, which bounds its size.
+func saveHistory(l *liner.State, path string) error {
+	if path == "" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".rcon_history-*")
+	if err != nil {
+		return err
+	}
+	_, err = l.WriteHistory(tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
