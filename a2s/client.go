@@ -629,32 +629,32 @@ func (c *Client) write(cl *call, b []byte) error {
 // readLoop reads every datagram of the socket and dispatches it.
 func (c *Client) readLoop() {
 	defer close(c.loopDone)
+	if c.udp != nil {
+		if br := newBatchReader(c.udp); br != nil {
+			c.fail(br.run(c.received))
+			return
+		}
+	}
 	buf := make([]byte, receiveBufferSize)
 	for {
-		var (
-			n    int
-			from netip.AddrPort
-			err  error
-		)
-		if c.udp != nil {
-			n, from, err = c.udp.ReadFromUDPAddrPort(buf)
-		} else {
-			var a net.Addr
-			n, a, err = c.conn.ReadFrom(buf)
-			if ua, ok := a.(*net.UDPAddr); ok {
-				from = ua.AddrPort()
-			}
-		}
+		n, a, err := c.conn.ReadFrom(buf)
 		if err != nil {
 			c.fail(err)
 			return
 		}
-		from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
-		if c.Debug != nil {
-			c.Debug("recv", from, buf[:n])
+		if ua, ok := a.(*net.UDPAddr); ok {
+			c.received(ua.AddrPort(), buf[:n])
 		}
-		c.dispatch(from, buf[:n], time.Now())
 	}
+}
+
+// received handles one datagram.
+func (c *Client) received(from netip.AddrPort, b []byte) {
+	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
+	if c.Debug != nil {
+		c.Debug("recv", from, b)
+	}
+	c.dispatch(from, b, time.Now())
 }
 
 // fail ends the pending queries after the socket failed or was closed.

@@ -68,7 +68,7 @@
 //   - A2S_PLAYER: entries are read to the end of the packet whatever the
 //     count byte says; scores are signed and durations may be negative;
 //     The Ship's trailing deaths/money block is found by its exact length
-//     (8 bytes per entry), not by AppID.
+//     (8 bytes per entry, and not readable as more entries), not by AppID.
 //   - A2S_RULES: an ordered list keeping duplicates and binary names and
 //     values; a reply cut inside an entry returns the entries before it
 //     plus an error wrapping [ErrTruncated].

@@ -34,10 +34,12 @@ const shipEntry = 8
 // header). Entries are read to the end of the packet: the count byte is
 // kept in Count but not trusted, so servers with more than 255 players or
 // a wrong count still parse. The Ship appends deaths and money for every
-// player after the list; that block is recognised when, at an entry
-// boundary, exactly 8 bytes per entry read so far remain (whatever the
-// AppID). A packet ending inside an entry is an error. The result does not
-// alias b.
+// player after the list; that block is recognised, whatever the AppID,
+// when at an entry boundary exactly 8 bytes per entry read so far remain
+// and those bytes do not read as whole player entries (so a valid
+// non-Ship reply is never misread; a Ship block that happens to read as
+// entries, such as 40 zero bytes, is taken as entries). A packet ending
+// inside an entry is an error. The result does not alias b.
 func ParsePlayers(b []byte) (*Players, error) {
 	if _, _, err := openSimple(b, "players", string(TypePlayerReply)); err != nil {
 		return nil, err
@@ -49,7 +51,7 @@ func ParsePlayers(b []byte) (*Players, error) {
 	}
 	p.List = make([]Player, 0, min(int(p.Count), d.r.Len()/playerMin))
 	for d.r.Len() > 0 {
-		if n := len(p.List); n > 0 && d.r.Len() == n*shipEntry {
+		if n := len(p.List); n > 0 && d.r.Len() == n*shipEntry && !entriesToEnd(d.r) {
 			p.Ship = true
 			for i := range p.List {
 				p.List[i].Deaths = int32(d.u32())
@@ -68,6 +70,22 @@ func ParsePlayers(b []byte) (*Players, error) {
 		p.List = append(p.List, pl)
 	}
 	return p, nil
+}
+
+// entriesToEnd reports whether the rest of r reads as whole player entries.
+func entriesToEnd(r wire.Reader) bool {
+	for r.Len() > 0 {
+		if r.Skip(1) != nil {
+			return false
+		}
+		if _, err := r.CString(); err != nil {
+			return false
+		}
+		if r.Skip(8) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // AppendBinary appends the reply, header included. The count byte is Count,

@@ -418,3 +418,16 @@ func TestStrings(t *testing.T) {
 		}
 	}
 }
+
+func TestPlayersShipAmbiguity(t *testing.T) {
+	// Three entries where the third is exactly 16 bytes: after two entries
+	// 8 bytes per entry remain, but they read as an entry, so no Ship.
+	p := samplePlayers()
+	if n := len(mustAppend(t, &Players{List: p.List[2:]})) - 6; n != 16 {
+		t.Fatalf("third entry is %d bytes, the test needs 16", n)
+	}
+	got, err := ParsePlayers(mustAppend(t, p))
+	if err != nil || got.Ship || len(got.List) != 3 {
+		t.Errorf("got %d entries, Ship %v, %v; want 3 entries, no Ship", len(got.List), got.Ship, err)
+	}
+}

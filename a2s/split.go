@@ -157,7 +157,7 @@ func detectSplitFormat(b []byte) (f SplitFormat, sure bool) {
 		return SplitGoldSource, true
 	case b[9] == 0 && len(b) > 12 && isReplyType(b[12]) && plausibleSize(b):
 		return SplitSource, true
-	case b[9] == 0 && isReplyType(b[10]):
+	case b[9] == 0 && len(b) > 10 && isReplyType(b[10]):
 		return SplitSourceNoSize, true
 	case b[8]>>4 == 0 && isReplyType(b[9]):
 		return SplitGoldSource, true

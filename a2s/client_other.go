@@ -1,0 +1,15 @@
+//go:build !linux
+
+package a2s
+
+import (
+	"net"
+	"net/netip"
+)
+
+// batchReader is only implemented on Linux (recvmmsg).
+type batchReader struct{}
+
+func newBatchReader(*net.UDPConn) *batchReader { return nil }
+
+func (*batchReader) run(func(netip.AddrPort, []byte)) error { panic("unreachable") }
