@@ -65,7 +65,7 @@ type Server struct {
 	// request, which makes them larger than the request they answer.
 	CopyRequest bool
 	// RateLimit is how many packets per second one source address may
-	// send (bursts of twice that); zero means DefaultRateLimit and a
+	// send (bursts of twice that, at least one); zero means DefaultRateLimit and a
 	// negative value turns the limit off.
 	RateLimit float64
 	// ChallengeLifetime is how often the challenge secret rotates (the
@@ -263,7 +263,7 @@ func (s *Server) allow(ip netip.Addr) bool {
 	a := ip.As16()
 	b := &s.buckets[maphash.Bytes(s.seed, a[:])%rateBuckets]
 	now := time.Now()
-	burst := 2 * rate
+	burst := max(1, 2*rate)
 	if b.last.IsZero() {
 		b.tokens = burst
 	} else {

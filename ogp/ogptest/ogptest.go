@@ -112,6 +112,10 @@ func SampleAnswer(d ogp.Dialect, players int) *ogp.Answer {
 		a.Info.Map.FileSize = 4096
 		a.Info.Map.FileMD5 = [16]byte{0xd4, 0x1d, 0x8c, 0xd9, 0x8f, 0x00, 0xb2, 0x04, 0xe9, 0x80, 0x09, 0x98, 0xec, 0xf8, 0x42, 0x7e}
 		a.Info.Map.Version = ogp.Text("3")
+		a.Info.Map.URL = ogp.Text("https://example.invalid/fort")
+		a.Info.Map.Author = ogp.Text("mapper")
+		a.Info.NextMap = ogp.MapInfo{Name: ogp.Text("Canyon"), File: ogp.Text("ctf_canyon"), FileSize: 8192,
+			Version: ogp.Text("1"), URL: ogp.Text(""), Author: ogp.Text("")}
 		a.Info.HostNameColor = nil // the SDK never sends colours
 		a.Teams.Teams[0].NameColor = nil
 		a.Request &^= ogp.RequestColoredNames
