@@ -706,7 +706,12 @@ func (c *Client) run(ctx context.Context, cl *call, cmd string) ([]byte, error) 
 			n++
 			switch step {
 			case StepDone:
-				return out, nil
+				// Once a probe is out, only its reply ends the answer:
+				// returning earlier would let the next command follow the
+				// probe before the server read it.
+				if !probed {
+					return out, nil
+				}
 			case StepProbe:
 				sendProbe = !probed
 			}

@@ -13,7 +13,8 @@ type Step int
 const (
 	// StepContinue keeps reading.
 	StepContinue Step = iota
-	// StepDone ends the answer with what has arrived.
+	// StepDone ends the answer with what has arrived, unless the probe
+	// was sent: then the answer ends at the probe's reply.
 	StepDone
 	// StepProbe sends the end-of-response probe (an empty
 	// RESPONSE_VALUE with its own id) unless it was already sent; the
