@@ -166,14 +166,15 @@ func (s *Splitter) send(body []byte) error {
 // is full (it reached the limit, so the output goes on after it).
 func (s *Splitter) cut() (int, bool) {
 	if s.units {
-		return cutUnits(s.buf, s.limit)
+		return cutUnits(s.buf, s.limit, s.closed)
 	}
-	return cutBytes(s.buf, s.limit)
+	return cutBytes(s.buf, s.limit, s.closed)
 }
 
 // cutBytes returns the longest prefix of at most limit bytes that does
-// not end inside a valid UTF-8 sequence. Invalid bytes are cut anywhere.
-func cutBytes(b []byte, limit int) (int, bool) {
+// not end inside a valid UTF-8 sequence, counting one whose bytes have
+// not all arrived yet unless final. Invalid bytes are cut anywhere.
+func cutBytes(b []byte, limit int, final bool) (int, bool) {
 	if len(b) <= limit {
 		return len(b), false
 	}
@@ -182,6 +183,9 @@ func cutBytes(b []byte, limit int) (int, bool) {
 			continue
 		}
 		if i < limit {
+			if !final && !utf8.FullRune(b[i:]) {
+				return i, true
+			}
 			if r, size := utf8.DecodeRune(b[i:]); (r != utf8.RuneError || size > 1) && i+size > limit {
 				return i, true
 			}
@@ -193,12 +197,12 @@ func cutBytes(b []byte, limit int) (int, bool) {
 
 // cutUnits returns the shortest prefix holding at least limit UTF-16
 // units, counted as Java counts them (two for a supplementary rune, one
-// for any other rune or invalid byte). A rune whose bytes have not all
-// arrived yet ends the scan.
-func cutUnits(b []byte, limit int) (int, bool) {
+// for any other rune or invalid byte). Unless final, a rune whose bytes
+// have not all arrived yet ends the scan.
+func cutUnits(b []byte, limit int, final bool) (int, bool) {
 	n, i := 0, 0
 	for i < len(b) {
-		if !utf8.FullRune(b[i:]) {
+		if !final && !utf8.FullRune(b[i:]) {
 			return len(b), false
 		}
 		r, size := utf8.DecodeRune(b[i:])
