@@ -199,14 +199,14 @@ func TestServerClientPerDialect(t *testing.T) {
 			addr := serve(t, &rcon.Server{Dialect: d})
 			c := dialClient(t, addr, &rcon.Options{Dialect: d})
 			for cmd, want := range map[string]string{
-				"echo hello":       "hello\n",
+				"echo hello":      "hello\n",
 				"say Grüße, 世界 😀": "Console: Grüße, 世界 😀\n",
-				"players":          "Players (1/8):\nZoë 3 1m0s\n",
-				"big 0":            "",
-				"big 4086":         rcontest.BigOutput(4086),
-				"big 4087":         rcontest.BigOutput(4087),
-				"big 100000":       rcontest.BigOutput(100000),
-				"big 1048576":      rcontest.BigOutput(1 << 20),
+				"players":         "Players (1/8):\nZoë 3 1m0s\n",
+				"big 0":           "",
+				"big 4086":        rcontest.BigOutput(4086),
+				"big 4087":        rcontest.BigOutput(4087),
+				"big 100000":      rcontest.BigOutput(100000),
+				"big 1048576":     rcontest.BigOutput(1 << 20),
 			} {
 				if got := exec(t, c, cmd); got != want {
 					t.Errorf("Exec(%q) = %d bytes %.40q..., want %d bytes %.40q...", cmd, len(got), got, len(want), want)
