@@ -1,0 +1,27 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gsq-project/gsq/sim"
+)
+
+// runFleet serves o.fleet simulated A2S servers until ctx ends.
+func runFleet(ctx context.Context, env *Env, o *serveOptions) error {
+	if o.fleet < 0 || o.basePort < 1 || o.basePort+o.fleet-1 > 65535 {
+		return usageError("--fleet %d from --base-port %d does not fit in ports 1-65535", o.fleet, o.basePort)
+	}
+	cfg := sim.FleetConfig{
+		N:         o.fleet,
+		BasePort:  o.basePort,
+		Host:      "127.0.0.1",
+		Loss:      o.loss,
+		Reorder:   o.reorder,
+		Duplicate: o.duplicate,
+		Seed:      o.seed,
+		Challenge: !o.noChallenge,
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "gsq: "+format+"\n", args...) }
+	return sim.RunFleet(ctx, cfg, logf)
+}
