@@ -637,14 +637,25 @@ func (c *Client) readLoop() {
 	}
 	buf := make([]byte, receiveBufferSize)
 	for {
-		n, a, err := c.conn.ReadFrom(buf)
+		var (
+			n    int
+			from netip.AddrPort
+			err  error
+		)
+		if c.udp != nil {
+			n, from, err = c.udp.ReadFromUDPAddrPort(buf)
+		} else {
+			var a net.Addr
+			n, a, err = c.conn.ReadFrom(buf)
+			if ua, ok := a.(*net.UDPAddr); ok {
+				from = ua.AddrPort()
+			}
+		}
 		if err != nil {
 			c.fail(err)
 			return
 		}
-		if ua, ok := a.(*net.UDPAddr); ok {
-			c.received(ua.AddrPort(), buf[:n])
-		}
+		c.received(from, buf[:n])
 	}
 }
 

@@ -22,16 +22,13 @@ type Request struct {
 	Padding int
 }
 
-// MaxPadding bounds Request.Padding so the request fits one datagram.
-const MaxPadding = 1400
-
 // AppendBinary appends the request, header included. An A2S_INFO request
 // carries "Source Engine Query\0" and then the challenge only if
 // HasChallenge is set; A2S_PLAYER and A2S_RULES always carry four bytes,
 // AskChallenge (-1) when HasChallenge is not set. Padding zero bytes
-// follow.
+// follow; the whole request must fit in MaxPacketSize.
 func (r Request) AppendBinary(b []byte) ([]byte, error) {
-	if r.Padding < 0 || r.Padding > MaxPadding {
+	if r.Padding < 0 || r.Padding > MaxPacketSize-len(infoQuery)-10 {
 		return b, fmt.Errorf("%w: padding %d", ErrTooLarge, r.Padding)
 	}
 	out := wire.AppendUint32(b, HeaderSimple)
