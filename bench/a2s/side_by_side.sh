@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Side-by-side A2S benchmark: the gsq client against rumblefrog/go-a2s v1.0.2.
+#
+# Starts N simulated servers in one process (bench/a2s/fleet: a2stest "modern"
+# profile, challenge on every query, rules reply split in 3 fragments), then
+# queries every server for INFO, PLAYER and RULES with each client in turn,
+# both from C goroutines, ROUNDS times alternating. Prints targets/s, the
+# client's CPU seconds (getrusage user+sys), the fleet's CPU seconds during
+# the run (/proc/PID/stat), answered counts, and the gsq/go-a2s ratio.
+#
+# usage: bench/a2s/side_by_side.sh [N=5000] [C=256] [ROUNDS=2]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+N=${1:-5000}
+C=${2:-256}
+ROUNDS=${3:-2}
+
+tmp=$(mktemp -d)
+fleet=""
+cleanup() {
+	if [ -n "$fleet" ]; then kill "$fleet" 2>/dev/null || true; wait "$fleet" 2>/dev/null || true; fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+go build -o "$tmp/fleet" ./bench/a2s/fleet
+go build -o "$tmp/query" ./bench/a2s/query
+
+"$tmp/fleet" -n "$N" -out "$tmp/targets.txt" >"$tmp/fleet.out" &
+fleet=$!
+for _ in $(seq 600); do
+	grep -q ready "$tmp/fleet.out" 2>/dev/null && break
+	kill -0 "$fleet" 2>/dev/null || { echo "fleet died" >&2; exit 1; }
+	sleep 0.1
+done
+grep -q ready "$tmp/fleet.out" || { echo "fleet not ready after 60s" >&2; exit 1; }
+
+tck=$(getconf CLK_TCK)
+fleet_ticks() { awk '{print $14+$15}' "/proc/$fleet/stat"; }
+
+echo "servers=$N concurrency=$C rounds=$ROUNDS cores=$(nproc) load=$(cut -d' ' -f1-3 /proc/loadavg)"
+for round in $(seq "$ROUNDS"); do
+	for impl in gsq go-a2s; do
+		t0=$(fleet_ticks)
+		line=$("$tmp/query" -impl "$impl" -targets "$tmp/targets.txt" -c "$C")
+		t1=$(fleet_ticks)
+		fleetcpu=$(awk -v a="$t0" -v b="$t1" -v t="$tck" 'BEGIN{printf "%.2f", (b-a)/t}')
+		echo "round=$round $line fleet_cpu=${fleetcpu}s" | tee -a "$tmp/results"
+	done
+done
+
+awk '
+	{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	  impl = $2; rate[impl] += v["targets/s"]; n[impl]++ }
+	END {
+		g = rate["gsq"] / n["gsq"]; a = rate["go-a2s"] / n["go-a2s"]
+		printf "mean targets/s: gsq %.0f, go-a2s %.0f, ratio gsq/go-a2s %.2fx\n", g, a, g / a
+	}' "$tmp/results"
