@@ -170,7 +170,10 @@ func pick(ok bool, dst *ogp.Text, src ogp.Text) {
 
 func keepTeams(l ogp.TeamList, r ogp.RequestFlags) ogp.TeamList {
 	o := ogp.TeamList{Count: len(l.Teams), Fields: l.Fields}
-	if l.Fields == 0 {
+	if o.Count == 0 {
+		o.Fields = 0 // no mask is sent for an empty list
+	}
+	if o.Fields == 0 {
 		return o
 	}
 	for _, t := range l.Teams {
@@ -203,7 +206,10 @@ func keepTeams(l ogp.TeamList, r ogp.RequestFlags) ogp.TeamList {
 
 func keepPlayers(l ogp.PlayerList, r ogp.RequestFlags, d ogp.Dialect) ogp.PlayerList {
 	o := ogp.PlayerList{Count: len(l.Players), Fields: l.Fields}
-	if l.Fields == 0 {
+	if o.Count == 0 {
+		o.Fields = 0 // no mask is sent for an empty list
+	}
+	if o.Fields == 0 {
 		return o
 	}
 	f := l.Fields
@@ -272,7 +278,10 @@ func keepPlayers(l ogp.PlayerList, r ogp.RequestFlags, d ogp.Dialect) ogp.Player
 
 func keepAddOns(l ogp.AddOnList) ogp.AddOnList {
 	o := ogp.AddOnList{Count: len(l.AddOns), Fields: l.Fields}
-	if l.Fields == 0 {
+	if o.Count == 0 {
+		o.Fields = 0 // no mask is sent for an empty list
+	}
+	if o.Fields == 0 {
 		return o
 	}
 	for _, a := range l.AddOns {
