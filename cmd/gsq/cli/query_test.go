@@ -1,0 +1,263 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/a2s/a2stest"
+)
+
+func TestQueryTable(t *testing.T) {
+	srv := a2stest.NewServer(a2stest.Profile{})
+	defer srv.Close()
+	code, stdout, stderr := runGSQ(t, nil, nil, nil, "query", srv.Addr().String())
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{"gsq test server", "de_dust2", "Counter-Strike: Source (cstrike, app 240)", "3/24 (1 bots)", "players (3)", "rules (100)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestQueryJSONContract checks the field names and values of DESIGN.md's
+// JSON object against a server whose content is known.
+func TestQueryJSONContract(t *testing.T) {
+	srv := a2stest.NewServer(a2stest.Profile{})
+	defer srv.Close()
+	code, stdout, stderr := runGSQ(t, nil, nil, nil, "query", "--json", srv.Addr().String())
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	var got struct {
+		Address  string           `json:"address"`
+		Protocol string           `json:"protocol"`
+		PingMS   *float64         `json:"ping_ms"`
+		Info     map[string]any   `json:"info"`
+		Players  []map[string]any `json:"players"`
+		Rules    []map[string]any `json:"rules"`
+		Error    *json.RawMessage `json:"error"`
+	}
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	dec.UseNumber()
+	if err := dec.Decode(&got); err != nil {
+		t.Fatalf("output is not one JSON object: %v\n%s", err, stdout)
+	}
+	if got.Address != srv.Addr().String() || got.Protocol != "a2s" || got.PingMS == nil || got.Error != nil {
+		t.Errorf("envelope: address %q protocol %q ping %v error %v", got.Address, got.Protocol, got.PingMS, got.Error)
+	}
+	want := map[string]string{
+		"protocol": "17", "name": "gsq test server", "map": "de_dust2", "folder": "cstrike",
+		"game": "Counter-Strike: Source", "app_id": "240", "players": "3", "max_players": "24", "bots": "1",
+		"server_type": "dedicated", "environment": "linux", "visibility": "public", "vac": "true",
+		"version": "1.0.0.22", "port": "27015", "steam_id": "90000000000000001", "keywords": "alltalk,increased_maxplayers,gsq",
+		"game_id": "240", "spectator_port": "27020", "spectator_name": "gsq SourceTV", "format": "source",
+	}
+	for k, v := range want {
+		if s := jsonString(got.Info[k]); s != v {
+			t.Errorf("info.%s = %q, want %q", k, s, v)
+		}
+	}
+	if len(got.Info) != len(want) {
+		t.Errorf("info has %d fields, want %d: %v", len(got.Info), len(want), got.Info)
+	}
+	if len(got.Players) != 3 || len(got.Rules) != 100 {
+		t.Fatalf("%d players and %d rules, want 3 and 100", len(got.Players), len(got.Rules))
+	}
+	for _, k := range []string{"index", "name", "score", "duration"} {
+		if _, ok := got.Players[0][k]; !ok {
+			t.Errorf("players[0] lacks %q: %v", k, got.Players[0])
+		}
+	}
+	if _, ok := got.Rules[0]["name"]; !ok {
+		t.Errorf("rules[0] lacks name: %v", got.Rules[0])
+	}
+}
+
+func jsonString(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case json.Number:
+		return v.String()
+	case bool:
+		if v {
+			return "true"
+		}
+		return "false"
+	case nil:
+		return "<missing>"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// silentServer is a UDP socket that reads and never answers.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			if _, _, err := pc.ReadFrom(buf); err != nil {
+				return
+			}
+		}
+	}()
+	return pc.LocalAddr().String()
+}
+
+func TestQueryTimeout(t *testing.T) {
+	addr := silentServer(t)
+	start := time.Now()
+	code, stdout, stderr := runGSQ(t, nil, nil, nil, "query", "--json", "--timeout", "100ms", "--retries", "1", addr)
+	if code != ExitTimeout {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitTimeout, stderr)
+	}
+	if !strings.Contains(stderr, "gsq: hint:") || !strings.Contains(stderr, "query port") {
+		t.Errorf("no query-port hint on stderr:\n%s", stderr)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, stdout)
+	}
+	info, _ := got["info"].(map[string]any)
+	ierr, _ := info["error"].(map[string]any)
+	if ierr["kind"] != "timeout" {
+		t.Errorf("info.error.kind = %v, want timeout; output %s", ierr["kind"], stdout)
+	}
+	top, _ := got["error"].(map[string]any)
+	if top["kind"] != "timeout" {
+		t.Errorf("error.kind = %v, want timeout", top["kind"])
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("a silent server took %v to give up", d) // a hang guard, not a timing assertion
+	}
+}
+
+// TestQueryPartial serves info and players but no rules: the rules
+// section reports its own error while the others still print.
+func TestQueryPartial(t *testing.T) {
+	h, err := a2s.NewStaticHandler(a2stest.DefaultInfo(), a2stest.DefaultPlayers(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &a2s.Server{Handler: h}
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(pc)
+	defer srv.Shutdown(context.Background())
+
+	code, stdout, stderr := runGSQ(t, nil, nil, nil, "query", "--json", "--timeout", "100ms", "--retries", "0", pc.LocalAddr().String())
+	if code != ExitTimeout {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitTimeout, stderr)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, stdout)
+	}
+	if info, _ := got["info"].(map[string]any); info["name"] != "gsq test server" {
+		t.Errorf("info missing: %v", got["info"])
+	}
+	if players, _ := got["players"].([]any); len(players) != 3 {
+		t.Errorf("players missing: %v", got["players"])
+	}
+	rules, _ := got["rules"].(map[string]any)
+	if rerr, _ := rules["error"].(map[string]any); rerr["kind"] != "timeout" {
+		t.Errorf("rules = %v, want a timeout error", got["rules"])
+	}
+	if got["error"] != nil {
+		t.Errorf("top-level error = %v, want null when some sections answered", got["error"])
+	}
+	if strings.Contains(stderr, "hint") {
+		t.Errorf("no port hint expected when the server answered: %s", stderr)
+	}
+}
+
+func TestQueryDebug(t *testing.T) {
+	srv := a2stest.NewServer(a2stest.Profile{})
+	defer srv.Close()
+	code, _, stderr := runGSQ(t, nil, nil, nil, "query", "--debug", "--info", srv.Addr().String())
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{"send ->", "recv <-", "A2S_INFO request", "S2C_CHALLENGE", "A2S_INFO reply (Source)", "00000000  ff ff ff ff 54"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("debug output lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+// TestQueryProfiles queries every quirk profile through the CLI.
+func TestQueryProfiles(t *testing.T) {
+	for _, p := range a2stest.Profiles() {
+		if p.Loss > 0 {
+			continue // lossy profiles are covered by the client's own tests with retries
+		}
+		t.Run(p.Name, func(t *testing.T) {
+			srv := a2stest.NewServer(p)
+			defer srv.Close()
+			code, stdout, stderr := runGSQ(t, nil, nil, nil, "query", "--json", "--timeout", "500ms", srv.Addr().String())
+			if code != ExitOK {
+				t.Fatalf("exit %d; stderr:\n%s\nstdout:\n%s", code, stderr, stdout)
+			}
+			var got map[string]any
+			if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+				t.Fatalf("bad JSON: %v", err)
+			}
+			if got["error"] != nil {
+				t.Fatalf("error: %v", got["error"])
+			}
+		})
+	}
+}
+
+func TestServeAndQuery(t *testing.T) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := pc.LocalAddr().String()
+	pc.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	var serveErr strings.Builder
+	go func() {
+		code, _, stderr := runGSQ(t, ctx, nil, nil, "serve", "--addr", addr, "--name", "flag server", "--map", "cp_badlands",
+			"--player", "Alice:10:5m", "--player", "Bob", "--rule", "mp_timelimit=30", "--no-rcon")
+		serveErr.WriteString(stderr)
+		done <- code
+	}()
+	var stdout string
+	for i := 0; i < 50; i++ { // the server needs a moment to listen
+		var code int
+		code, stdout, _ = runGSQ(t, nil, nil, nil, "query", "--json", "--timeout", "100ms", "--retries", "0", addr)
+		if code == ExitOK {
+			break
+		}
+	}
+	cancel()
+	if code := <-done; code != ExitOK {
+		t.Fatalf("serve exit %d: %s", code, serveErr.String())
+	}
+	for _, want := range []string{`"name":"flag server"`, `"map":"cp_badlands"`, `"name":"Alice","score":10,"duration":300`, `{"name":"mp_timelimit","value":"30"}`} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("query of gsq serve lacks %s:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(serveErr.String(), "serving on "+addr) {
+		t.Errorf("serve did not say what it serves:\n%s", serveErr.String())
+	}
+}
