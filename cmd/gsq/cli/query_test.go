@@ -200,8 +200,16 @@ func TestQueryDebug(t *testing.T) {
 	}
 }
 
-// TestQueryProfiles queries every quirk profile through the CLI.
+// TestQueryProfiles queries every quirk profile through the CLI; the
+// profiles with extra JSON fields must show them.
 func TestQueryProfiles(t *testing.T) {
+	extra := map[string][]string{
+		"goldsource-dual": {`"goldsource":{"format":"goldsource"`},
+		"rust":            {`"players_byte":`, `"max_players_byte":`},
+		"ship":            {`"ship":{"mode":`, `"deaths":`, `"money":`},
+		"bzip2-nosize":    {`"rules":[{`},
+		"oversized":       {`"rules":[{`},
+	}
 	for _, p := range a2stest.Profiles() {
 		if p.Loss > 0 {
 			continue // lossy profiles are covered by the client's own tests with retries
@@ -219,6 +227,11 @@ func TestQueryProfiles(t *testing.T) {
 			}
 			if got["error"] != nil {
 				t.Fatalf("error: %v", got["error"])
+			}
+			for _, want := range extra[p.Name] {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("output lacks %s:\n%s", want, stdout)
+				}
 			}
 		})
 	}
