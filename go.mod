@@ -6,6 +6,7 @@ require (
 	github.com/Tnze/go-mc v1.20.2 // indirect
 	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
 	github.com/dsnet/compress v0.0.1 // indirect
+	github.com/google/uuid v1.3.0 // indirect
 	github.com/gorcon/rcon v1.4.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/mattn/go-runewidth v0.0.31 // indirect
