@@ -1,0 +1,24 @@
+// Package scan queries many game servers at once, fast and politely: the
+// engine behind `gsq scan`.
+//
+// A [Scanner] reads its targets from an io.Reader one line at a time (so a
+// list of millions of servers is never held in memory), queries them over
+// a few shared UDP sockets and hands each [Result] to a callback as soon as
+// it is complete. Replies are demultiplexed by their source address, so
+// the number of sockets does not grow with the number of servers.
+//
+// Flow control, from the outside in:
+//   - Concurrency bounds the number of targets in flight;
+//   - Rate paces the datagrams sent, across all sockets (a token bucket);
+//   - one request at a time per server, HostInterval apart, and at most
+//     MaxPerIP servers of one IP address in flight: real servers drop
+//     bursts from one source address (Source's sv_max_queries_sec);
+//   - an unanswered request is sent again after an adaptive timeout (a
+//     smoothed round-trip estimate, as TCP's), doubled on each retry and
+//     capped by Timeout, at most Retries times.
+//
+// The A2S conversation follows specs/valve-server-queries.txt: A2S_INFO,
+// then A2S_PLAYER and A2S_RULES, each answering an S2C_CHALLENGE by
+// resending with the challenge, which is then reused for the server's
+// next requests; split replies are reassembled (a2s.Reassembler).
+package scan

@@ -1,0 +1,378 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/sim"
+)
+
+// startFleet starts n simulated servers on free loopback ports.
+func startFleet(t *testing.T, cfg sim.FleetConfig) *sim.Fleet {
+	t.Helper()
+	var lastErr error
+	for try := range 20 {
+		cfg.Host = "127.0.0.1"
+		cfg.BasePort = 20000 + (int(time.Now().UnixNano()/1000)+try*7919)%40000
+		if cfg.BasePort+cfg.N > 65000 {
+			continue
+		}
+		f, err := sim.StartFleet(cfg)
+		if err == nil {
+			t.Cleanup(f.Close)
+			return f
+		}
+		lastErr = err
+	}
+	t.Fatalf("no free port range for a fleet of %d: %v", cfg.N, lastErr)
+	return nil
+}
+
+func fleetTargets(f *sim.Fleet) string {
+	var b strings.Builder
+	b.WriteString("# fleet\n\n")
+	for i := range f.Len() {
+		fmt.Fprintf(&b, "%s\n", f.Addr(i))
+	}
+	return b.String()
+}
+
+// collect runs a scan and returns the results by address.
+func collect(t *testing.T, s *Scanner, targets io.Reader) (map[netip.AddrPort]*Result, Summary) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
+	defer cancel()
+	got := map[netip.AddrPort]*Result{}
+	sum, err := s.Scan(ctx, targets, func(r *Result) {
+		if _, dup := got[r.Addr]; dup {
+			t.Errorf("%s emitted twice", r.Addr)
+		}
+		got[r.Addr] = r
+	})
+	if err != nil {
+		t.Fatalf("Scan: %v", err)
+	}
+	return got, sum
+}
+
+func checkFleetResult(t *testing.T, f *sim.Fleet, i int, r *Result) {
+	t.Helper()
+	want := sim.FleetContent(i)
+	a := r.A2S
+	if r.Status != StatusAnswered || a == nil {
+		t.Fatalf("server %d: status %v, err %v, a2s %+v", i, r.Status, r.Err, a)
+	}
+	if a.Info == nil || string(a.Info.Name) != want.Name || a.Info.Port != f.Addr(i).Port() {
+		t.Errorf("server %d: info %+v, want name %q", i, a.Info, want.Name)
+	}
+	if a.Players == nil || len(a.Players.List) != len(want.Players) {
+		t.Errorf("server %d: players %+v, want %d", i, a.Players, len(want.Players))
+	}
+	if a.Rules == nil || len(a.Rules.List) != len(want.Rules) {
+		t.Fatalf("server %d: rules %+v, want %d", i, a.Rules, len(want.Rules))
+	}
+	if v, ok := a.Rules.Get("sv_fleet_index"); !ok || string(v) != fmt.Sprint(i) {
+		t.Errorf("server %d: sv_fleet_index = %q", i, v)
+	}
+}
+
+func TestScanFleet(t *testing.T) {
+	f := startFleet(t, sim.FleetConfig{N: 200, Challenge: true})
+	s := &Scanner{Concurrency: 64}
+	got, sum := collect(t, s, strings.NewReader(fleetTargets(f)))
+	if sum.Targets != 200 || sum.Answered != 200 || len(got) != 200 {
+		t.Fatalf("summary %+v, %d results", sum, len(got))
+	}
+	for i := range f.Len() {
+		checkFleetResult(t, f, i, got[f.Addr(i)])
+	}
+	// INFO, INFO with the challenge, PLAYER and RULES: the challenge the
+	// INFO earned is reused.
+	if st := f.Stats(); st.Requests != 4*200 || st.Challenges != 200 {
+		t.Errorf("fleet saw %+v, want 800 requests and 200 challenges", st)
+	}
+	if sum.Resent != 0 || sum.Sent != 800 {
+		t.Errorf("sent %d, resent %d on a lossless loopback", sum.Sent, sum.Resent)
+	}
+}
+
+func TestScanLossRetries(t *testing.T) {
+	f := startFleet(t, sim.FleetConfig{N: 200, Challenge: true, Loss: 0.05, Reorder: 0.05, Duplicate: 0.05, Seed: 7})
+	s := &Scanner{Concurrency: 100, Retries: 4, MinTimeout: 20 * time.Millisecond, Timeout: 200 * time.Millisecond}
+	got, sum := collect(t, s, strings.NewReader(fleetTargets(f)))
+	if sum.Answered < 198 {
+		t.Fatalf("answered %d of 200 at 5%% loss: %+v", sum.Answered, sum)
+	}
+	for i := range f.Len() {
+		if r := got[f.Addr(i)]; r.Status == StatusAnswered {
+			checkFleetResult(t, f, i, r)
+		}
+	}
+	if sum.Resent == 0 || f.Stats().Dropped == 0 {
+		t.Errorf("no loss seen: %+v, fleet %+v", sum, f.Stats())
+	}
+}
+
+func TestScanSelectedSections(t *testing.T) {
+	f := startFleet(t, sim.FleetConfig{N: 5})
+	got, sum := collect(t, &Scanner{Protocol: A2S{Players: true}}, strings.NewReader(fleetTargets(f)))
+	if sum.Answered != 5 {
+		t.Fatalf("%+v", sum)
+	}
+	for _, r := range got {
+		if a := r.A2S; a.Info != nil || a.Rules != nil || a.Players == nil {
+			t.Errorf("%s: asked for players only, got %+v", r.Addr, a)
+		}
+	}
+	if st := f.Stats(); st.Requests != 5 {
+		t.Errorf("fleet saw %d requests, want 5", st.Requests)
+	}
+}
+
+// silentTargets binds n loopback sockets that never answer.
+func silentTargets(t *testing.T, n int) string {
+	t.Helper()
+	var b strings.Builder
+	for range n {
+		c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		fmt.Fprintln(&b, c.LocalAddr())
+	}
+	return b.String()
+}
+
+func TestScanTimeoutAndBadLines(t *testing.T) {
+	list := silentTargets(t, 3) + "not a target\n127.0.0.1:99999\n"
+	s := &Scanner{Retries: 1, Timeout: 30 * time.Millisecond, MinTimeout: 10 * time.Millisecond}
+	var results []*Result
+	sum, err := s.Scan(context.Background(), strings.NewReader(list), func(r *Result) { results = append(results, r) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Targets != 5 || sum.TimedOut != 3 || sum.Failed != 2 || len(results) != 5 {
+		t.Fatalf("summary %+v, %d results", sum, len(results))
+	}
+	for _, r := range results {
+		switch r.Status {
+		case StatusTimedOut:
+			a := r.A2S
+			for _, err := range []error{a.InfoErr, a.PlayersErr, a.RulesErr} {
+				if !errors.Is(err, a2s.ErrTimeout) {
+					t.Errorf("%s: section error %v, want a2s.ErrTimeout", r.Addr, err)
+				}
+			}
+		case StatusFailed:
+			if !errors.Is(r.Err, ErrBadTarget) || r.A2S != nil {
+				t.Errorf("line %d: %v, %+v", r.Target.Line, r.Err, r.A2S)
+			}
+		default:
+			t.Errorf("unexpected %+v", r)
+		}
+	}
+	// A silent server costs one send and one retry of INFO only.
+	if sum.Sent != 6 || sum.Resent != 3 {
+		t.Errorf("sent %d, resent %d; want 6 and 3", sum.Sent, sum.Resent)
+	}
+}
+
+func TestScanCancel(t *testing.T) {
+	list := silentTargets(t, 50)
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Scanner{Timeout: 20 * time.Second, MinTimeout: 20 * time.Second, Retries: 5}
+	done := make(chan error, 1)
+	var emitted int
+	go func() {
+		_, err := s.Scan(ctx, strings.NewReader(list), func(*Result) { emitted++ })
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Scan returned %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Scan did not return after cancellation")
+	}
+	if emitted != 0 {
+		t.Errorf("%d results emitted for servers that never answered", emitted)
+	}
+}
+
+// limitServer answers A2S_INFO on n ports after a delay, recording how
+// many requests were open at once and the gaps between requests to one
+// port.
+type limitServer struct {
+	mu       sync.Mutex
+	open     int
+	maxOpen  int
+	last     map[int]time.Time
+	minGap   time.Duration
+	requests int
+}
+
+func startLimitServer(t *testing.T, n int, delay time.Duration) (*limitServer, string) {
+	ls := &limitServer{last: map[int]time.Time{}, minGap: time.Hour}
+	in := &a2s.Info{Format: a2s.TypeInfoReply, Name: a2s.Text("limited")}
+	reply, err := in.AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for i := range n {
+		c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		fmt.Fprintln(&b, c.LocalAddr())
+		go func() {
+			buf := make([]byte, 1500)
+			for {
+				_, from, err := c.ReadFromUDPAddrPort(buf)
+				if err != nil {
+					return
+				}
+				now := time.Now()
+				ls.mu.Lock()
+				ls.requests++
+				ls.open++
+				ls.maxOpen = max(ls.maxOpen, ls.open)
+				if last, ok := ls.last[i]; ok {
+					ls.minGap = min(ls.minGap, now.Sub(last))
+				}
+				ls.last[i] = now
+				ls.mu.Unlock()
+				time.Sleep(delay)
+				ls.mu.Lock()
+				ls.open--
+				ls.mu.Unlock()
+				c.WriteToUDPAddrPort(reply, from)
+			}
+		}()
+	}
+	return ls, b.String()
+}
+
+func TestScanMaxPerIP(t *testing.T) {
+	ls, list := startLimitServer(t, 20, 5*time.Millisecond)
+	s := &Scanner{Protocol: A2S{Info: true}, MaxPerIP: 3, Concurrency: 20, Timeout: 5 * time.Second, MinTimeout: 5 * time.Second}
+	_, sum := collect(t, s, strings.NewReader(list))
+	if sum.Answered != 20 {
+		t.Fatalf("%+v", sum)
+	}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.maxOpen > 3 || ls.maxOpen < 1 {
+		t.Errorf("%d servers of one IP queried at once, limit 3", ls.maxOpen)
+	}
+}
+
+func TestScanHostInterval(t *testing.T) {
+	// Each server is listed three times: its queries must be one at a
+	// time and HostInterval apart.
+	ls, list := startLimitServer(t, 4, 0)
+	const gap = 30 * time.Millisecond
+	s := &Scanner{Protocol: A2S{Info: true}, HostInterval: gap, Timeout: 5 * time.Second, MinTimeout: 5 * time.Second}
+	sum, err := s.Scan(context.Background(), strings.NewReader(list+list+list), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if sum.Answered != 12 || ls.requests != 12 {
+		t.Fatalf("%+v, %d requests", sum, ls.requests)
+	}
+	if ls.minGap < gap {
+		t.Errorf("requests to one server %v apart, HostInterval %v", ls.minGap, gap)
+	}
+}
+
+// lineSource generates a target list line by line, never as a whole, and
+// counts the bytes handed out.
+type lineSource struct {
+	addrs []string
+	n, i  int
+	pend  []byte
+	read  atomic.Int64
+}
+
+func (l *lineSource) Read(p []byte) (int, error) {
+	for len(l.pend) < len(p) && l.i < l.n {
+		l.pend = append(l.pend, l.addrs[l.i%len(l.addrs)]...)
+		l.pend = append(l.pend, '\n')
+		l.i++
+	}
+	if len(l.pend) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, l.pend)
+	l.pend = append(l.pend[:0], l.pend[n:]...)
+	l.read.Add(int64(n))
+	return n, nil
+}
+
+func TestScanStreamsTargets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100k queries")
+	}
+	f := startFleet(t, sim.FleetConfig{N: 200})
+	n := 100_000
+	if raceEnabled {
+		n = 10_000 // the race detector makes each query ten times slower
+	}
+	src := &lineSource{n: n}
+	for i := range f.Len() {
+		src.addrs = append(src.addrs, f.Addr(i).String())
+	}
+	lineLen := int64(len(src.addrs[0]) + 1)
+	const concurrency = 256
+	s := &Scanner{Protocol: A2S{Info: true}, Concurrency: concurrency, Rate: -1}
+
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapInuse
+	var peak uint64
+	var results int
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
+	defer cancel()
+	sum, err := s.Scan(ctx, src, func(r *Result) {
+		results++
+		// The reader is never far ahead of the results: the targets in
+		// flight, the line reader's buffer and the source's own chunk.
+		if ahead := src.read.Load() - int64(results)*lineLen; ahead > (concurrency+64)*lineLen+16<<10+32<<10 {
+			t.Fatalf("after %d results the scan has read %d bytes ahead", results, ahead)
+		}
+		if results%10_000 == 0 {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Targets != n || sum.Answered < n*999/1000 {
+		t.Fatalf("%+v", sum)
+	}
+	// Holding 100k targets and results would take tens of MB.
+	if grow := int64(peak) - int64(base); grow > 8<<20 {
+		t.Errorf("heap in use grew by %d bytes while scanning 100k targets", grow)
+	}
+	t.Logf("heap in use: base %d, peak %d; %v", base, peak, sum.Elapsed)
+}

@@ -1,0 +1,663 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults of the Scanner's zero value.
+const (
+	DefaultConcurrency  = 2000
+	DefaultRate         = 20000 // datagrams per second
+	DefaultRetries      = 3
+	DefaultTimeout      = time.Second
+	DefaultMinTimeout   = 100 * time.Millisecond
+	DefaultSockets      = 2
+	DefaultSocketBuffer = 4 << 20
+)
+
+// Protocol is what a Scanner asks each server. [A2S] is the one
+// implemented; the interface is closed.
+type Protocol interface {
+	// DefaultPort is the port of a target line that names none.
+	DefaultPort() uint16
+	start(addr netip.AddrPort) query
+}
+
+// query is the conversation with one server, driven by the engine: it
+// writes a request, digests each datagram the server sends, and learns
+// when a request went unanswered.
+type query interface {
+	request(b []byte) []byte
+	reply(b []byte, rtt time.Duration) step
+	expire(err error) step // err is nil for a timeout
+	status() Status
+	fill(r *Result)
+}
+
+// step is what a query wants after an event.
+type step uint8
+
+const (
+	stepWait step = iota // keep waiting for datagrams
+	stepSend             // send request() now (a new request, not a retry)
+	stepDone             // the conversation is over
+)
+
+// Status classifies a target's outcome.
+type Status uint8
+
+// Outcomes of a target.
+const (
+	StatusAnswered Status = iota // every section asked for came back
+	StatusPartial                // some sections came back, others failed
+	StatusTimedOut               // nothing came back in time
+	StatusFailed                 // a bad target line, an unresolvable name, or bad answers only
+)
+
+// String returns "answered", "partial", "timed out" or "failed".
+func (s Status) String() string {
+	switch s {
+	case StatusAnswered:
+		return "answered"
+	case StatusPartial:
+		return "partial"
+	case StatusTimedOut:
+		return "timed out"
+	case StatusFailed:
+		return "failed"
+	}
+	return fmt.Sprintf("Status(%d)", uint8(s))
+}
+
+// Result is the outcome of one target.
+type Result struct {
+	Target Target
+	Addr   netip.AddrPort // the address queried; invalid if none was
+	Status Status
+	Err    error      // why no query was made: a bad line, a name that did not resolve
+	A2S    *A2SResult // the answers, when scanning with A2S and a query was made
+}
+
+// Summary counts a scan's outcomes.
+type Summary struct {
+	Targets  int // target lines read (comments and blank lines excluded)
+	Answered int
+	Partial  int
+	TimedOut int
+	Failed   int
+	Sent     int64 // datagrams sent, retries included
+	Resent   int64 // retries
+	Received int64 // datagrams received from targets in flight
+	Stray    int64 // datagrams received from nobody in flight
+	Elapsed  time.Duration
+}
+
+// QueriesPerSecond is the targets completed per second of the scan.
+func (s Summary) QueriesPerSecond() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(s.Targets) / s.Elapsed.Seconds()
+}
+
+// Scanner queries lists of servers. Its zero value is ready to use, with
+// the defaults above; a Scanner may run several scans at once.
+type Scanner struct {
+	Protocol    Protocol // A2S{} (info, players, rules) when nil
+	Concurrency int      // targets in flight at once
+	// Rate bounds the datagrams sent per second, across all sockets; 0
+	// means DefaultRate, a negative value leaves sends unpaced.
+	Rate int
+	// Burst is how many datagrams may go out back to back before pacing
+	// applies; 0 means Rate/100 (10 ms worth), at least 1.
+	Burst int
+	// Retries is how many times an unanswered request is sent again; 0
+	// means DefaultRetries, a negative value means never.
+	Retries int
+	// Timeout caps the wait for an answer to one send; MinTimeout is the
+	// floor of the adaptive wait. The first sends wait min(Timeout, 250ms)
+	// until round trips have been measured.
+	Timeout    time.Duration
+	MinTimeout time.Duration
+	// HostInterval spaces the datagrams sent to one server (0: none).
+	HostInterval time.Duration
+	// MaxPerIP bounds the servers of one IP address queried at once (0:
+	// no bound). Game hosts run many servers on one address, and some
+	// drop query bursts from one source address.
+	MaxPerIP int
+	Sockets  int // UDP sockets shared by all queries
+	// SocketBuffer is the SO_RCVBUF and SO_SNDBUF asked for each socket;
+	// the kernel caps it (net.core.rmem_max on Linux).
+	SocketBuffer int
+	// Resolver resolves host names, preferring IPv4; nil means
+	// net.DefaultResolver.
+	Resolver *net.Resolver
+}
+
+// Scan queries every target read from targets (see [TargetReader]) and
+// calls emit with each result as soon as it is complete. emit is called
+// from one goroutine at a time, in completion order; while it runs, the
+// scan goes on. Scan returns when every target is done, or when ctx is
+// canceled (then results still in flight are dropped and the error is
+// ctx.Err()); the error is also set when reading targets fails.
+func (s *Scanner) Scan(ctx context.Context, targets io.Reader, emit func(*Result)) (Summary, error) {
+	start := time.Now()
+	r, err := s.newRun(ctx, emit)
+	if err != nil {
+		return Summary{}, err
+	}
+	err = r.dispatch(NewTargetReader(targets, r.proto.DefaultPort()))
+	if err == nil {
+		all := make(chan struct{})
+		go func() {
+			r.flights.Wait()
+			close(all)
+		}()
+		select {
+		case <-all:
+		case <-ctx.Done():
+		}
+	}
+	r.shutdown()
+	sum := r.summary()
+	sum.Elapsed = time.Since(start)
+	if err == nil {
+		err = ctx.Err()
+	}
+	return sum, err
+}
+
+// run is one scan in progress.
+type run struct {
+	ctx      context.Context
+	proto    Protocol
+	retries  int
+	interval time.Duration // HostInterval
+	maxPerIP int
+	resolver *net.Resolver
+	pacer    *pacer
+	rtt      rttEstimator
+	socks    []*socket
+	next     atomic.Uint32 // round-robin socket choice
+
+	slots   chan struct{} // one per target in flight, released after emit
+	flights sync.WaitGroup
+
+	mu      sync.Mutex // guards the host bookkeeping
+	busy    map[netip.AddrPort]bool
+	perIP   map[netip.Addr]int
+	waiting map[netip.Addr][]*flight
+
+	outMu   sync.Mutex
+	out     []*Result
+	outKick chan struct{}
+	emit    func(*Result)
+	emitted chan struct{} // closed when the emitter has returned
+	stop    chan struct{}
+
+	targets                            int
+	answered, partial, timedOut, faild int
+	sent, resent, received, stray      atomic.Int64
+}
+
+func (s *Scanner) newRun(ctx context.Context, emit func(*Result)) (*run, error) {
+	r := &run{
+		ctx:      ctx,
+		proto:    s.Protocol,
+		retries:  s.Retries,
+		interval: s.HostInterval,
+		maxPerIP: s.MaxPerIP,
+		resolver: s.Resolver,
+		busy:     map[netip.AddrPort]bool{},
+		perIP:    map[netip.Addr]int{},
+		waiting:  map[netip.Addr][]*flight{},
+		outKick:  make(chan struct{}, 1),
+		emit:     emit,
+		emitted:  make(chan struct{}),
+		stop:     make(chan struct{}),
+	}
+	if r.proto == nil {
+		r.proto = A2S{}
+	}
+	switch {
+	case r.retries == 0:
+		r.retries = DefaultRetries
+	case r.retries < 0:
+		r.retries = 0
+	}
+	if r.resolver == nil {
+		r.resolver = net.DefaultResolver
+	}
+	rate := s.Rate
+	if rate == 0 {
+		rate = DefaultRate
+	}
+	burst := s.Burst
+	if burst <= 0 {
+		burst = rate / 100
+	}
+	r.pacer = newPacer(rate, burst)
+	r.rtt.max = orDefault(s.Timeout, DefaultTimeout)
+	r.rtt.min = min(orDefault(s.MinTimeout, DefaultMinTimeout), r.rtt.max)
+	r.rtt.initial = min(r.rtt.max, max(r.rtt.min, 250*time.Millisecond))
+	r.slots = make(chan struct{}, orDefault(s.Concurrency, DefaultConcurrency))
+
+	bufSize := orDefault(s.SocketBuffer, DefaultSocketBuffer)
+	for range orDefault(s.Sockets, DefaultSockets) {
+		conn, err := net.ListenUDP("udp", &net.UDPAddr{})
+		if err != nil {
+			r.closeSockets()
+			return nil, fmt.Errorf("scan: %w", err)
+		}
+		// Best effort: the kernel caps the size, and a smaller buffer
+		// only means more loss under load.
+		_ = conn.SetReadBuffer(bufSize)
+		_ = conn.SetWriteBuffer(bufSize)
+		sk := &socket{conn: conn, flights: map[netip.AddrPort]*flight{}, done: make(chan struct{})}
+		r.socks = append(r.socks, sk)
+	}
+	for _, sk := range r.socks {
+		go r.read(sk)
+	}
+	go r.emitter()
+	return r, nil
+}
+
+func orDefault[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// dispatch reads the targets and starts each one when a slot is free.
+func (r *run) dispatch(tr *TargetReader) error {
+	for {
+		select {
+		case r.slots <- struct{}{}:
+		case <-r.ctx.Done():
+			return r.ctx.Err()
+		}
+		t, err := tr.Next()
+		if err != nil {
+			<-r.slots
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("scan: reading targets: %w", err)
+		}
+		r.targets++
+		r.flights.Add(1)
+		f := &flight{r: r, res: &Result{Target: t, Addr: t.Addr}}
+		switch {
+		case t.Err != nil:
+			f.res.Status, f.res.Err = StatusFailed, t.Err
+			r.deliver(f.res)
+		case !t.Addr.IsValid():
+			go r.resolve(f)
+		default:
+			r.admit(f)
+		}
+	}
+}
+
+// resolve looks a host name up, preferring an IPv4 address as game
+// servers rarely listen on IPv6, then admits the flight.
+func (r *run) resolve(f *flight) {
+	t := f.res.Target
+	addrs, err := r.resolver.LookupNetIP(r.ctx, "ip", t.Host)
+	if r.ctx.Err() != nil {
+		return
+	}
+	if err == nil && len(addrs) == 0 {
+		err = fmt.Errorf("no address for %q", t.Host)
+	}
+	if err != nil {
+		f.res.Status, f.res.Err = StatusFailed, fmt.Errorf("scan: line %d: %w", t.Line, err)
+		r.deliver(f.res)
+		return
+	}
+	best := addrs[0]
+	for _, a := range addrs {
+		if a.Unmap().Is4() {
+			best = a
+			break
+		}
+	}
+	f.res.Addr = netip.AddrPortFrom(best.Unmap(), t.Port)
+	r.admit(f)
+}
+
+// admit starts f unless its server is already in flight or its IP
+// address is at MaxPerIP; then f waits for a flight of that IP to end.
+func (r *run) admit(f *flight) {
+	addr := f.res.Addr
+	r.mu.Lock()
+	if !r.startable(addr) {
+		ip := addr.Addr()
+		r.waiting[ip] = append(r.waiting[ip], f)
+		r.mu.Unlock()
+		return
+	}
+	r.occupy(addr)
+	r.mu.Unlock()
+	f.launch()
+}
+
+func (r *run) startable(addr netip.AddrPort) bool {
+	return !r.busy[addr] && (r.maxPerIP <= 0 || r.perIP[addr.Addr()] < r.maxPerIP)
+}
+
+func (r *run) occupy(addr netip.AddrPort) {
+	r.busy[addr] = true
+	if r.maxPerIP > 0 {
+		r.perIP[addr.Addr()]++
+	}
+}
+
+// release ends a flight's hold on its server and starts the flights of
+// the same IP address that can go now. A flight of the same server keeps
+// HostInterval after nextSend.
+func (r *run) release(addr netip.AddrPort, nextSend time.Time) {
+	ip := addr.Addr()
+	var ready []*flight
+	r.mu.Lock()
+	delete(r.busy, addr)
+	if r.maxPerIP > 0 {
+		if r.perIP[ip]--; r.perIP[ip] <= 0 {
+			delete(r.perIP, ip)
+		}
+	}
+	if w := r.waiting[ip]; len(w) > 0 {
+		kept := w[:0]
+		for _, f := range w {
+			if r.startable(f.res.Addr) {
+				r.occupy(f.res.Addr)
+				if f.res.Addr == addr {
+					f.nextSend = nextSend
+				}
+				ready = append(ready, f)
+			} else {
+				kept = append(kept, f)
+			}
+		}
+		clear(w[len(kept):])
+		if len(kept) == 0 {
+			delete(r.waiting, ip)
+		} else {
+			r.waiting[ip] = kept
+		}
+	}
+	r.mu.Unlock()
+	for _, f := range ready {
+		f.launch()
+	}
+}
+
+// deliver queues a finished result for the emitter.
+func (r *run) deliver(res *Result) {
+	r.outMu.Lock()
+	r.out = append(r.out, res)
+	r.outMu.Unlock()
+	select {
+	case r.outKick <- struct{}{}:
+	default:
+	}
+}
+
+// emitter hands results to emit, one at a time, and frees their slots.
+func (r *run) emitter() {
+	defer close(r.emitted)
+	var batch []*Result
+	for {
+		select {
+		case <-r.outKick:
+		case <-r.stop:
+			return
+		}
+		r.outMu.Lock()
+		batch, r.out = r.out, batch[:0]
+		r.outMu.Unlock()
+		for i, res := range batch {
+			if r.ctx.Err() != nil {
+				return
+			}
+			r.count(res.Status)
+			if r.emit != nil {
+				r.emit(res)
+			}
+			batch[i] = nil
+			<-r.slots
+			r.flights.Done()
+		}
+	}
+}
+
+func (r *run) count(s Status) {
+	switch s {
+	case StatusAnswered:
+		r.answered++
+	case StatusPartial:
+		r.partial++
+	case StatusTimedOut:
+		r.timedOut++
+	default:
+		r.faild++
+	}
+}
+
+// shutdown stops the emitter, closes the sockets and drops the flights
+// still in the air (after a cancellation).
+func (r *run) shutdown() {
+	close(r.stop)
+	<-r.emitted
+	r.closeSockets()
+	for _, sk := range r.socks {
+		<-sk.done
+		sk.mu.Lock()
+		left := make([]*flight, 0, len(sk.flights))
+		for _, f := range sk.flights {
+			left = append(left, f)
+		}
+		sk.mu.Unlock()
+		for _, f := range left {
+			f.abandon()
+		}
+	}
+}
+
+func (r *run) closeSockets() {
+	for _, sk := range r.socks {
+		sk.conn.Close()
+	}
+}
+
+// summary reads the counters; the emitter has returned.
+func (r *run) summary() Summary {
+	return Summary{
+		Targets: r.targets, Answered: r.answered, Partial: r.partial, TimedOut: r.timedOut, Failed: r.faild,
+		Sent: r.sent.Load(), Resent: r.resent.Load(), Received: r.received.Load(), Stray: r.stray.Load(),
+	}
+}
+
+// socket is one shared UDP socket and the flights whose replies it
+// receives, keyed by server address.
+type socket struct {
+	conn    *net.UDPConn
+	mu      sync.Mutex
+	flights map[netip.AddrPort]*flight
+	done    chan struct{} // closed when the reader has returned
+}
+
+// read receives the socket's datagrams and hands each to its flight.
+func (r *run) read(sk *socket) {
+	defer close(sk.done)
+	buf := make([]byte, 65536)
+	for {
+		n, from, err := sk.conn.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			continue // a transient error (an ICMP report on some systems)
+		}
+		from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
+		sk.mu.Lock()
+		f := sk.flights[from]
+		sk.mu.Unlock()
+		if f == nil {
+			r.stray.Add(1)
+			continue
+		}
+		r.received.Add(1)
+		f.handle(buf[:n])
+	}
+}
+
+// flight is one target being queried.
+type flight struct {
+	r    *run
+	res  *Result
+	q    query
+	sock *socket
+
+	mu       sync.Mutex
+	timer    *time.Timer
+	deadline time.Time // when the timer is due; earlier firings are stale
+	pending  bool      // the timer is for a paced send, not a timeout
+	attempt  int       // sends of the current request, minus one
+	sampled  bool      // the current send's round trip is measured
+	sentAt   time.Time
+	nextSend time.Time // HostInterval spacing
+	buf      []byte
+	done     bool
+}
+
+// launch starts the conversation with the server.
+func (f *flight) launch() {
+	r := f.r
+	f.q = r.proto.start(f.res.Addr)
+	f.sock = r.socks[int(r.next.Add(1))%len(r.socks)]
+	f.sock.mu.Lock()
+	f.sock.flights[f.res.Addr] = f
+	f.sock.mu.Unlock()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.timer = time.AfterFunc(time.Hour, f.onTimer)
+	f.do(stepSend, time.Now())
+}
+
+// do carries out what the query asked for; f.mu is held.
+func (f *flight) do(s step, now time.Time) {
+	switch s {
+	case stepSend:
+		f.attempt = 0
+		f.send(now)
+	case stepDone:
+		f.finish()
+	}
+}
+
+// send sends the request when pacing allows, or arms the timer for then.
+func (f *flight) send(now time.Time) {
+	wait := f.r.pacer.reserve(now)
+	if f.r.interval > 0 {
+		wait = max(wait, f.nextSend.Sub(now))
+	}
+	if wait > 0 {
+		f.pending = true
+		f.arm(now, wait)
+		return
+	}
+	f.transmit(now)
+}
+
+func (f *flight) transmit(now time.Time) {
+	f.pending = false
+	f.buf = f.q.request(f.buf[:0])
+	f.sentAt, f.sampled = now, false
+	f.nextSend = now.Add(f.r.interval)
+	f.r.sent.Add(1)
+	if _, err := f.sock.conn.WriteToUDPAddrPort(f.buf, f.res.Addr); err != nil {
+		if errors.Is(err, net.ErrClosed) {
+			return
+		}
+		f.do(f.q.expire(err), now)
+		return
+	}
+	f.arm(now, f.r.rtt.timeout(f.attempt))
+}
+
+func (f *flight) arm(now time.Time, d time.Duration) {
+	f.deadline = now.Add(d)
+	f.timer.Reset(d)
+}
+
+// onTimer sends a paced request, or resends an unanswered one, or gives
+// up on it.
+func (f *flight) onTimer() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := time.Now()
+	if f.done || now.Before(f.deadline) {
+		return // finished, or re-armed since this firing was scheduled
+	}
+	if f.pending {
+		f.transmit(now)
+		return
+	}
+	if f.attempt < f.r.retries {
+		f.attempt++
+		f.r.resent.Add(1)
+		f.send(now)
+		return
+	}
+	f.do(f.q.expire(nil), now)
+}
+
+// handle digests a datagram from the server.
+func (f *flight) handle(b []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.done {
+		return
+	}
+	now := time.Now()
+	rtt := now.Sub(f.sentAt)
+	if f.attempt == 0 && !f.sampled && !f.pending {
+		f.sampled = true
+		f.r.rtt.sample(rtt)
+	}
+	f.do(f.q.reply(b, rtt), now)
+}
+
+// finish ends the flight and hands its result on; f.mu is held.
+func (f *flight) finish() {
+	f.done = true
+	f.timer.Stop()
+	f.sock.mu.Lock()
+	delete(f.sock.flights, f.res.Addr)
+	f.sock.mu.Unlock()
+	f.res.Status = f.q.status()
+	f.q.fill(f.res)
+	f.r.release(f.res.Addr, f.nextSend)
+	f.r.deliver(f.res)
+}
+
+// abandon stops a flight whose scan was canceled.
+func (f *flight) abandon() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.done = true
+	if f.timer != nil {
+		f.timer.Stop()
+	}
+}
