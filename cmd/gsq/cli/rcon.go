@@ -175,7 +175,7 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 		return err
 	}
 	out := newRconPrinter(env, o, t.password)
-	client, err := rcon.Dial(ctx, t.addr, t.password, &t.opts)
+	client, err := t.dial(ctx)
 	if err != nil {
 		return silentExit(out.fail(t, "", err, true))
 	}
@@ -200,7 +200,7 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 				return silentExit(worseExit(code, ExitFailure))
 			}
 		}
-		text, err := client.Exec(ctx, line)
+		text, err := t.exec(ctx, client, line)
 		out.result(line, text, err)
 		if err != nil {
 			code = worseExit(code, out.fail(t, line, err, false))
@@ -209,6 +209,21 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 			}
 		}
 	}
+}
+
+// dial connects and logs in within the timeout. The timeout applies even
+// when ctx has a deadline of its own.
+func (t *rconTarget) dial(ctx context.Context) (*rcon.Client, error) {
+	ctx, cancel := context.WithTimeout(ctx, t.opts.Timeout)
+	defer cancel()
+	return rcon.Dial(ctx, t.addr, t.password, &t.opts)
+}
+
+// exec runs one command within the timeout.
+func (t *rconTarget) exec(ctx context.Context, c *rcon.Client, cmd string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, t.opts.Timeout)
+	defer cancel()
+	return c.Exec(ctx, cmd)
 }
 
 // resolveRconTarget works out the address, dialect, profile, timeout and
@@ -248,20 +263,9 @@ func resolveRconTarget(ctx context.Context, env *Env, cmd *cobra.Command, o *rco
 		return nil, usageError("%v", err)
 	}
 	t.opts.Profile = profile
-	host, port, err := splitHostPort(address, sourceRconPort)
-	if err != nil {
+	if t.addr, t.opts.Dialect, err = rconAddress(address, dialect); err != nil {
 		return nil, usageError("%v", err)
 	}
-	if dialect == "" && port == minecraftRconPort {
-		dialect = "minecraft"
-	}
-	if t.opts.Dialect, err = rcon.ParseDialect(dialect); err != nil {
-		return nil, usageError("%v", err)
-	}
-	if t.opts.Dialect == rcon.DialectMinecraft && !hasPort(address) {
-		port = minecraftRconPort
-	}
-	t.addr = net.JoinHostPort(host, strconv.Itoa(int(port)))
 
 	src := passwordSource{file: o.passwordFile, configPath: cfg.path}
 	if flags.Changed("password") {
@@ -279,10 +283,25 @@ func resolveRconTarget(ctx context.Context, env *Env, cmd *cobra.Command, o *rco
 	return t, nil
 }
 
-// hasPort reports whether a HOST[:PORT] address names its port.
-func hasPort(address string) bool {
-	_, _, err := net.SplitHostPort(address)
-	return err == nil
+// rconAddress picks the dialect and the address to dial. Without a
+// dialect, port 25575 means Minecraft and any other port Source; a
+// missing port is the dialect's standard one.
+func rconAddress(address, dialect string) (string, rcon.Dialect, error) {
+	host, port, err := splitHostPort(address, sourceRconPort)
+	if err != nil {
+		return "", 0, err
+	}
+	if dialect == "" && port == minecraftRconPort {
+		dialect = "minecraft"
+	}
+	d, err := rcon.ParseDialect(dialect)
+	if err != nil {
+		return "", 0, err
+	}
+	if _, _, err := net.SplitHostPort(address); err != nil && d == rcon.DialectMinecraft {
+		port = minecraftRconPort
+	}
+	return net.JoinHostPort(host, strconv.Itoa(int(port))), d, nil
 }
 
 // openScript opens the -f script; "-" is stdin. The returned reader is

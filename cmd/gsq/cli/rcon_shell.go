@@ -109,7 +109,7 @@ func (sh *rconShell) exec(ctx context.Context, line string) int {
 			return code
 		}
 	}
-	text, err := sh.client.Exec(ctx, line)
+	text, err := sh.t.exec(ctx, sh.client, line)
 	sh.out.result(line, text, err)
 	sh.events()
 	if err == nil {
@@ -140,7 +140,7 @@ func (sh *rconShell) reconnect(ctx context.Context) int {
 			backoff = min(2*backoff, rcon.MaxReconnectBackoff)
 		}
 		fmt.Fprintf(sh.env.Stderr, "gsq: reconnecting to %s (attempt %d of %d)\n", sh.t.addr, attempt, reconnectAttempts)
-		c, err := rcon.Dial(ctx, sh.t.addr, sh.t.password, &sh.t.opts)
+		c, err := sh.t.dial(ctx)
 		if err == nil {
 			sh.client = c
 			fmt.Fprintf(sh.env.Stderr, "gsq: reconnected to %s\n", sh.t.addr)

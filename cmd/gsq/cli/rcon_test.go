@@ -1,0 +1,534 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gsq-project/gsq/rcon"
+	"github.com/gsq-project/gsq/rcon/rcontest"
+)
+
+// testPassword must never appear in anything gsq prints.
+const testPassword = "hunter2-Zx9q"
+
+// testHandler is rcontest's SimHandler plus commands for the CLI's
+// rendering: "colors" answers Minecraft § codes, "ctrl" answers terminal
+// control sequences.
+var testHandler = rcon.HandlerFunc(func(ctx context.Context, w rcon.ResponseWriter, cmd string) {
+	switch cmd {
+	case "colors":
+		io.WriteString(w, "§aGreen§r plain §lbold\n")
+	case "ctrl":
+		io.WriteString(w, "before\x1b[2Jafter\r\nbell\a\n")
+	default:
+		(&rcontest.SimHandler{}).ServeRCON(ctx, w, cmd)
+	}
+})
+
+// startRCON starts a fake server imitating profile, with testPassword.
+func startRCON(t *testing.T, profile rcontest.Profile, faults rcontest.Faults) string {
+	t.Helper()
+	s := rcontest.NewUnstartedServer(profile, testPassword, testHandler)
+	s.Faults = faults
+	s.Start()
+	t.Cleanup(s.Close)
+	return s.Addr().String()
+}
+
+type gsqRun struct {
+	code           int
+	stdout, stderr string
+}
+
+// gsqCase describes one run of gsq with buffers for stdin/stdout/stderr.
+type gsqCase struct {
+	vars  map[string]string // environment; HOME defaults to a temp dir
+	stdin string
+	tty   bool // stdout is a terminal (stdin never is)
+}
+
+// run runs gsq and checks that the password never shows.
+func (c gsqCase) run(t *testing.T, args ...string) gsqRun {
+	t.Helper()
+	vars := map[string]string{"HOME": t.TempDir()}
+	for k, v := range c.vars {
+		vars[k] = v
+	}
+	var stdout, stderr bytes.Buffer
+	env := &Env{
+		Stdin:      strings.NewReader(c.stdin),
+		Stdout:     &stdout,
+		Stderr:     &stderr,
+		Getenv:     func(k string) string { return vars[k] },
+		IsTerminal: func(s any) bool { return c.tty && s == any(&stdout) },
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r := gsqRun{code: env.Run(ctx, args)}
+	r.stdout, r.stderr = stdout.String(), stderr.String()
+	if strings.Contains(r.stdout+r.stderr, testPassword) {
+		t.Errorf("gsq %q printed the password:\nstdout: %s\nstderr: %s", args, r.stdout, r.stderr)
+	}
+	return r
+}
+
+// withPassword is a gsqCase whose environment holds the password.
+var withPassword = gsqCase{vars: map[string]string{"RCON_PASSWORD": testPassword}}
+
+func (r gsqRun) want(t *testing.T, code int, stdout string) {
+	t.Helper()
+	if r.code != code || r.stdout != stdout {
+		t.Errorf("exit %d, stdout %q; want exit %d, stdout %q\nstderr: %s", r.code, r.stdout, code, stdout, r.stderr)
+	}
+}
+
+func TestRconCommands(t *testing.T) {
+	for _, p := range []rcontest.Profile{rcontest.SRCDS, rcontest.CS2, rcontest.Minecraft} {
+		t.Run(p.String(), func(t *testing.T) {
+			addr := startRCON(t, p, rcontest.Faults{})
+			dialect := map[rcontest.Profile]string{rcontest.SRCDS: "source", rcontest.CS2: "cs2", rcontest.Minecraft: "minecraft"}[p]
+			r := withPassword.run(t, "rcon", "--dialect", dialect, addr, "echo hello world", "say hi", "bogus")
+			r.want(t, ExitOK, "hello world\nConsole: hi\nUnknown command \"bogus\"\n")
+		})
+	}
+}
+
+func TestRconLongOutput(t *testing.T) {
+	// 100000 bytes span many SRCDS packets; they come back whole.
+	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{Segments: []int{3, 1000}})
+	r := withPassword.run(t, "rcon", addr, "big 100000")
+	r.want(t, ExitOK, rcontest.BigOutput(100000))
+}
+
+func TestRconScriptFile(t *testing.T) {
+	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
+	script := filepath.Join(t.TempDir(), "nightly.txt")
+	writeFile(t, script, "# nightly\n\necho one\r\n   # indented comment\n  say two  \necho three", 0o600)
+	r := withPassword.run(t, "rcon", "-f", script, addr, "echo zero")
+	r.want(t, ExitOK, "zero\none\nConsole: two\nthree\n")
+
+	t.Run("stdin", func(t *testing.T) {
+		c := withPassword
+		c.stdin = "echo from stdin\n"
+		c.run(t, "rcon", "-f", "-", addr).want(t, ExitOK, "from stdin\n")
+	})
+	t.Run("missing", func(t *testing.T) {
+		r := withPassword.run(t, "rcon", "-f", filepath.Join(t.TempDir(), "nope"), addr)
+		r.want(t, ExitUsage, "")
+	})
+	t.Run("line too long", func(t *testing.T) {
+		long := filepath.Join(t.TempDir(), "long.txt")
+		writeFile(t, long, "echo ok\necho "+strings.Repeat("x", maxScriptLine)+"\necho never\n", 0o600)
+		r := withPassword.run(t, "rcon", "-f", long, addr)
+		r.want(t, ExitFailure, "ok\n")
+		if !strings.Contains(r.stderr, "script line 2") {
+			t.Errorf("stderr %q does not name line 2", r.stderr)
+		}
+	})
+}
+
+func TestRconPipedStdin(t *testing.T) {
+	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
+	c := withPassword
+	c.stdin = "echo a\n# comment\n\nsay b\n"
+	c.run(t, "rcon", addr).want(t, ExitOK, "a\nConsole: b\n")
+
+	c.stdin = ""
+	c.run(t, "rcon", addr).want(t, ExitOK, "") // logs in, runs nothing
+}
+
+func TestRconJSON(t *testing.T) {
+	addr := startRCON(t, rcontest.Minecraft, rcontest.Faults{})
+	r := withPassword.run(t, "rcon", "--json", "--dialect", "minecraft", addr, "echo one", "colors")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	type result struct {
+		Command string          `json:"command"`
+		Output  string          `json:"output"`
+		Error   json.RawMessage `json:"error"`
+	}
+	var got []result
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	dec.DisallowUnknownFields()
+	for dec.More() {
+		var res result
+		if err := dec.Decode(&res); err != nil {
+			t.Fatalf("bad JSON %q: %v", r.stdout, err)
+		}
+		got = append(got, res)
+	}
+	want := []result{
+		{"echo one", "one\n", json.RawMessage("null")},
+		{"colors", "§aGreen§r plain §lbold\n", json.RawMessage("null")}, // raw: codes kept
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d objects, want %d: %s", len(got), len(want), r.stdout)
+	}
+	for i := range want {
+		if got[i].Command != want[i].Command || got[i].Output != want[i].Output || string(got[i].Error) != string(want[i].Error) {
+			t.Errorf("object %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if !strings.HasPrefix(r.stdout, `{"command":"echo one","output":"one\n","error":null}`) {
+		t.Errorf("field order or encoding changed: %s", r.stdout)
+	}
+
+	t.Run("login failure", func(t *testing.T) {
+		c := gsqCase{vars: map[string]string{"RCON_PASSWORD": "wrong-" + testPassword}}
+		r := c.run(t, "rcon", "--json", "--dialect", "minecraft", addr, "echo one")
+		if r.code != ExitAuth {
+			t.Fatalf("exit %d, want %d; stderr %s", r.code, ExitAuth, r.stderr)
+		}
+		var res struct {
+			Command *string
+			Output  *string
+			Error   struct{ Kind, Message string }
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+			t.Fatalf("bad JSON %q: %v", r.stdout, err)
+		}
+		if res.Command != nil || res.Output != nil || res.Error.Kind != "auth" || res.Error.Message == "" {
+			t.Errorf("got %s", r.stdout)
+		}
+	})
+}
+
+func TestRconWrongPassword(t *testing.T) {
+	wrong := gsqCase{vars: map[string]string{"RCON_PASSWORD": testPassword + "-wrong"}}
+	for _, tc := range []struct {
+		profile rcontest.Profile
+		flags   []string
+		code    int
+	}{
+		{rcontest.SRCDS, nil, ExitAuth},
+		{rcontest.Minecraft, []string{"--dialect", "minecraft"}, ExitAuth},
+		{rcontest.Squad, []string{"--profile", "squad"}, ExitAuth},                       // closes the connection
+		{rcontest.ARK, []string{"--profile", "ark", "--timeout", "300ms"}, ExitTimeout}, // never answers
+	} {
+		t.Run(tc.profile.String(), func(t *testing.T) {
+			addr := startRCON(t, tc.profile, rcontest.Faults{})
+			r := wrong.run(t, append(append([]string{"rcon"}, tc.flags...), addr, "echo never")...)
+			r.want(t, tc.code, "")
+			if !strings.Contains(r.stderr, "gsq: error: ") || !strings.Contains(r.stderr, "gsq: hint: ") {
+				t.Errorf("stderr %q lacks an error and a hint", r.stderr)
+			}
+		})
+	}
+}
+
+func TestRconUnreachable(t *testing.T) {
+	t.Run("refused", func(t *testing.T) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		r := withPassword.run(t, "rcon", addr, "status")
+		r.want(t, ExitTimeout, "")
+		if !strings.Contains(r.stderr, "nothing listens") {
+			t.Errorf("stderr %q lacks the hint", r.stderr)
+		}
+	})
+	t.Run("silent", func(t *testing.T) {
+		// Accepts, reads, never answers.
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				go func() { io.Copy(io.Discard, c); c.Close() }()
+			}
+		}()
+		r := withPassword.run(t, "rcon", "--timeout", "200ms", l.Addr().String(), "status")
+		r.want(t, ExitTimeout, "")
+	})
+	t.Run("command timeout", func(t *testing.T) {
+		// Factorio answers one packet per command; every 2nd command is
+		// swallowed, so it times out.
+		addr := startRCON(t, rcontest.Factorio, rcontest.Faults{DropEvery: 2})
+		args := []string{"rcon", "--profile", "factorio", "--timeout", "300ms", addr, "echo a", "echo b", "echo c"}
+		r := withPassword.run(t, args...)
+		r.want(t, ExitTimeout, "a\n")
+		if !strings.Contains(r.stderr, `"echo b"`) {
+			t.Errorf("stderr %q does not name the command", r.stderr)
+		}
+		r = withPassword.run(t, append([]string{"rcon", "--continue-on-error"}, args[1:]...)...)
+		r.want(t, ExitTimeout, "a\nc\n")
+	})
+}
+
+func TestRconUsage(t *testing.T) {
+	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
+	for _, args := range [][]string{
+		{"rcon"},
+		{"rcon", "--bogus", addr, "status"},
+		{"rcon", "--dialect", "quake", addr, "status"},
+		{"rcon", "--profile", "doom", addr, "status"},
+		{"rcon", "--timeout", "0s", addr, "status"},
+		{"rcon", "--wait", "-1s", addr, "status"},
+		{"rcon", "--timeout", "soon", addr, "status"},
+		{"rcon", "127.0.0.1:99999", "status"},
+		{"rcon", "::1:27015", "status"},
+		{"rcon", addr, ""},
+		{"rcon", "--config", filepath.Join(t.TempDir(), "missing.yaml"), addr, "status"},
+	} {
+		r := withPassword.run(t, args...)
+		if r.code != ExitUsage || r.stdout != "" || !strings.HasPrefix(r.stderr, "gsq: error: ") {
+			t.Errorf("gsq %q: exit %d, stdout %q, stderr %q; want exit 2 and an error", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	t.Run("no password", func(t *testing.T) {
+		r := gsqCase{}.run(t, "rcon", addr, "status")
+		r.want(t, ExitUsage, "")
+		if !strings.Contains(r.stderr, "RCON_PASSWORD") {
+			t.Errorf("stderr %q does not say where a password may come from", r.stderr)
+		}
+	})
+}
+
+func TestRconPasswordSources(t *testing.T) {
+	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
+	dir := t.TempDir()
+	pwFile := filepath.Join(dir, "secret")
+	writeFile(t, pwFile, testPassword+"\n", 0o600)
+	emptyFile := filepath.Join(dir, "empty")
+	writeFile(t, emptyFile, "\n", 0o600)
+	wrong := testPassword + "-wrong"
+	for _, tc := range []struct {
+		name  string
+		vars  map[string]string
+		flags []string
+		code  int
+	}{
+		{"GSQ_RCON_PASSWORD", map[string]string{"GSQ_RCON_PASSWORD": testPassword}, nil, ExitOK},
+		{"RCON_PASSWORD", map[string]string{"RCON_PASSWORD": testPassword}, nil, ExitOK},
+		{"MCRCON_PASS", map[string]string{"MCRCON_PASS": testPassword}, nil, ExitOK},
+		{"GSQ first", map[string]string{"GSQ_RCON_PASSWORD": testPassword, "RCON_PASSWORD": wrong}, nil, ExitOK},
+		{"GSQ first, wrong", map[string]string{"GSQ_RCON_PASSWORD": wrong, "RCON_PASSWORD": testPassword}, nil, ExitAuth},
+		{"flag", map[string]string{"RCON_PASSWORD": wrong}, []string{"--password", testPassword}, ExitOK},
+		{"flag beats file", nil, []string{"--password", wrong, "--password-file", pwFile}, ExitAuth},
+		{"file", map[string]string{"RCON_PASSWORD": wrong}, []string{"--password-file", pwFile}, ExitOK},
+		{"empty file", nil, []string{"--password-file", emptyFile}, ExitUsage},
+		{"missing file", nil, []string{"--password-file", filepath.Join(dir, "nope")}, ExitUsage},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := gsqCase{vars: tc.vars}.run(t, append(append([]string{"rcon"}, tc.flags...), addr, "echo ok")...)
+			want := ""
+			if tc.code == ExitOK {
+				want = "ok\n"
+			}
+			r.want(t, tc.code, want)
+		})
+	}
+}
+
+func TestRconConfig(t *testing.T) {
+	src := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
+	mc := startRCON(t, rcontest.Minecraft, rcontest.Faults{})
+	cfgHome := t.TempDir()
+	dir := filepath.Join(cfgHome, "gsq")
+	writeFile(t, filepath.Join(dir, "secret"), testPassword, 0o600)
+	writeFile(t, filepath.Join(dir, "config.yaml"), `
+query: {ignored: true}   # other commands' keys
+servers:
+  src:
+    address: `+src+`
+    password_file: secret          # relative to the config file
+  mc:
+    address: `+mc+`
+    password_env: MC_PASS
+    dialect: minecraft
+    timeout: 5s
+  inline:
+    address: `+src+`
+    password: `+testPassword+`
+`, 0o600)
+	c := gsqCase{vars: map[string]string{"XDG_CONFIG_HOME": cfgHome, "MC_PASS": testPassword, "RCON_PASSWORD": "wrong"}}
+	c.run(t, "rcon", "src", "echo src").want(t, ExitOK, "src\n")
+	c.run(t, "rcon", "mc", "echo mc").want(t, ExitOK, "mc\n")
+	c.run(t, "rcon", "inline", "echo inline").want(t, ExitOK, "inline\n")
+	// Flags override the entry: the wrong dialect makes the Minecraft
+	// server drop the connection (probe coalesced with the command).
+	if r := c.run(t, "rcon", "--dialect", "source", "mc", "echo mc"); r.code == ExitOK {
+		t.Errorf("--dialect did not override the config: %+v", r)
+	}
+	c.run(t, "rcon", "--password", "wrong", "src", "echo x").want(t, ExitAuth, "")
+
+	t.Run("unset password_env", func(t *testing.T) {
+		c := gsqCase{vars: map[string]string{"XDG_CONFIG_HOME": cfgHome}}
+		r := c.run(t, "rcon", "mc", "echo mc")
+		r.want(t, ExitUsage, "")
+		if !strings.Contains(r.stderr, "MC_PASS") {
+			t.Errorf("stderr %q does not name the variable", r.stderr)
+		}
+	})
+	t.Run("home default and --config", func(t *testing.T) {
+		home := t.TempDir()
+		cfg := filepath.Join(home, ".config", "gsq", "config.yaml")
+		writeFile(t, cfg, "servers:\n  h:\n    address: "+src+"\n", 0o600)
+		c := gsqCase{vars: map[string]string{"HOME": home, "RCON_PASSWORD": testPassword}}
+		c.run(t, "rcon", "h", "echo home").want(t, ExitOK, "home\n")
+		other := filepath.Join(t.TempDir(), "other.yaml")
+		writeFile(t, other, "servers:\n  o:\n    address: "+src+"\n", 0o600)
+		c.run(t, "rcon", "--config", other, "o", "echo other").want(t, ExitOK, "other\n")
+	})
+	t.Run("readable by others", func(t *testing.T) {
+		cfg := filepath.Join(t.TempDir(), "open.yaml")
+		writeFile(t, cfg, "servers:\n  o:\n    address: "+src+"\n    password: "+testPassword+"\n", 0o644)
+		r := gsqCase{}.run(t, "rcon", "--config", cfg, "o", "echo o")
+		r.want(t, ExitOK, "o\n")
+		if !strings.Contains(r.stderr, "chmod 600") {
+			t.Errorf("no permission hint in %q", r.stderr)
+		}
+	})
+	for name, body := range map[string]string{
+		"unknown key":   "servers:\n  x:\n    adress: " + src + "\n",
+		"no address":    "servers:\n  x:\n    dialect: cs2\n",
+		"two passwords": "servers:\n  x:\n    address: " + src + "\n    password: a\n    password_env: B\n",
+		"bad dialect":   "servers:\n  x:\n    address: " + src + "\n    dialect: quake\n",
+		"bad timeout":   "servers:\n  x:\n    address: " + src + "\n    timeout: soon\n",
+		"not yaml":      "servers: [\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg := filepath.Join(t.TempDir(), "bad.yaml")
+			writeFile(t, cfg, body, 0o600)
+			withPassword.run(t, "rcon", "--config", cfg, "x", "echo x").want(t, ExitUsage, "")
+		})
+	}
+}
+
+func TestRconColours(t *testing.T) {
+	addr := startRCON(t, rcontest.Minecraft, rcontest.Faults{})
+	tty := withPassword
+	tty.tty = true
+	r := tty.run(t, "rcon", "--dialect", "minecraft", addr, "colors")
+	// §a is bright green (92), §r resets (0), §l is bold (1), and the
+	// output ends with a reset.
+	if r.code != ExitOK || strings.Contains(r.stdout, "§") || !strings.HasSuffix(r.stdout, "\x1b[0m\n") {
+		t.Errorf("exit %d, stdout %q: want rendered codes", r.code, r.stdout)
+	}
+	for _, want := range []string{"92mGreen\x1b[0m plain ", "\x1b[1mbold"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout %q lacks %q", r.stdout, want)
+		}
+	}
+
+	for name, c := range map[string]gsqCase{
+		"pipe":     withPassword,
+		"NO_COLOR": {vars: map[string]string{"RCON_PASSWORD": testPassword, "NO_COLOR": "1"}, tty: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c.run(t, "rcon", "--dialect", "minecraft", addr, "colors").want(t, ExitOK, "Green plain bold\n")
+		})
+	}
+	t.Run("--no-color", func(t *testing.T) {
+		tty.run(t, "rcon", "--no-color", "--dialect", "minecraft", addr, "colors").want(t, ExitOK, "Green plain bold\n")
+	})
+	t.Run("control characters", func(t *testing.T) {
+		// On a terminal a server cannot clear the screen or ring the bell.
+		tty.run(t, "rcon", "--dialect", "minecraft", addr, "ctrl").want(t, ExitOK, "before^[[2Jafter\nbell^G\n")
+		// Into a pipe the bytes go through untouched.
+		withPassword.run(t, "rcon", "--dialect", "minecraft", addr, "ctrl").want(t, ExitOK, "before\x1b[2Jafter\r\nbell\a\n")
+	})
+}
+
+func TestRconWait(t *testing.T) {
+	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
+	withPassword.run(t, "rcon", "--wait", "20ms", addr, "echo 1", "echo 2").want(t, ExitOK, "1\n2\n")
+}
+
+func TestRconAddress(t *testing.T) {
+	for _, tc := range []struct {
+		in, dialect string
+		addr        string
+		d           rcon.Dialect
+	}{
+		{"10.0.0.1", "", "10.0.0.1:27015", rcon.DialectSource},
+		{"10.0.0.1", "cs2", "10.0.0.1:27015", rcon.DialectCS2},
+		{"10.0.0.1", "minecraft", "10.0.0.1:25575", rcon.DialectMinecraft},
+		{"10.0.0.1:25575", "", "10.0.0.1:25575", rcon.DialectMinecraft},
+		{"10.0.0.1:25575", "source", "10.0.0.1:25575", rcon.DialectSource},
+		{"mc.example.com:30000", "mc", "mc.example.com:30000", rcon.DialectMinecraft},
+		{"::1", "", "[::1]:27015", rcon.DialectSource},
+		{"[::1]", "minecraft", "[::1]:25575", rcon.DialectMinecraft},
+		{"[2001:db8::1]:28016", "", "[2001:db8::1]:28016", rcon.DialectSource},
+	} {
+		addr, d, err := rconAddress(tc.in, tc.dialect)
+		if err != nil || addr != tc.addr || d != tc.d {
+			t.Errorf("rconAddress(%q, %q) = %q, %v, %v; want %q, %v", tc.in, tc.dialect, addr, d, err, tc.addr, tc.d)
+		}
+	}
+}
+
+func TestRconHelp(t *testing.T) {
+	r := gsqCase{}.run(t, "rcon", "--help")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d", r.code)
+	}
+	for _, want := range []string{"--password-file", "--continue-on-error", "servers:", "password_env", "factorio"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}
+
+func TestVisibleControls(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain\ttab\n":      "plain\ttab\n",
+		"a\r\nb\rc":         "a\nb^Mc",
+		"\x1b]0;title\x07x": "^[]0;title^Gx",
+		"del\x7f c1\u009b":  "del^? c1\uFFFD",
+		"grüße € §a":        "grüße € §a",
+	} {
+		if got := visibleControls(in); got != want {
+			t.Errorf("visibleControls(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCommandSource(t *testing.T) {
+	next := commandSource([]string{"first"}, strings.NewReader("# c\n  second  \n\n#x\nthird"))
+	var got []string
+	for {
+		c, ok, err := next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		got = append(got, c)
+	}
+	if strings.Join(got, "|") != "first|second|third" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func writeFile(t *testing.T, path, body string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, mode); err != nil { // umask
+		t.Fatal(err)
+	}
+}
