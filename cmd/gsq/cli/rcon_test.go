@@ -211,7 +211,7 @@ func TestRconWrongPassword(t *testing.T) {
 	}{
 		{rcontest.SRCDS, nil, ExitAuth},
 		{rcontest.Minecraft, []string{"--dialect", "minecraft"}, ExitAuth},
-		{rcontest.Squad, []string{"--profile", "squad"}, ExitAuth},                       // closes the connection
+		{rcontest.Squad, []string{"--profile", "squad"}, ExitAuth},                      // closes the connection
 		{rcontest.ARK, []string{"--profile", "ark", "--timeout", "300ms"}, ExitTimeout}, // never answers
 	} {
 		t.Run(tc.profile.String(), func(t *testing.T) {
