@@ -3,7 +3,6 @@
 package a2s_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -11,8 +10,8 @@ import (
 	"slices"
 	"sort"
 	"testing"
-	"time"
 
+	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/a2stest"
 )
 
@@ -64,58 +63,41 @@ func TestInteropGamedig(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(module, "package.json")); err != nil {
 		t.Fatalf("gamedig is not installed in .peers (run .ci/install-peers): %v", err)
 	}
-	for _, name := range []string{"modern", "legacy", "split-out-of-order"} {
-		t.Run(name, func(t *testing.T) {
-			p, _ := a2stest.ProfileByName(name)
-			srv := a2stest.NewServer(p)
-			defer srv.Close()
-			wantInfo, wantPlayers, wantRules := profileContent(p)
-
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, node, "--input-type=module", "-e", gamedigScript, module, srv.Addr().String())
-			out, err := cmd.Output()
-			if err != nil {
-				var stderr []byte
-				if ee, ok := err.(*exec.ExitError); ok {
-					stderr = ee.Stderr
-				}
-				t.Fatalf("gamedig: %v\n%s", err, stderr)
+	forEachInteropProfile(t, func(t *testing.T, srv *a2stest.Server, wantInfo *a2s.Info, wantPlayers *a2s.Players, wantRules *a2s.Rules) {
+		out := runPeer(t, node, "--input-type=module", "-e", gamedigScript, module, srv.Addr().String())
+		var s gamedigState
+		if err := json.Unmarshal(out, &s); err != nil {
+			t.Fatalf("gamedig output (%v):\n%s", err, out)
+		}
+		if s.Name != string(wantInfo.Name) || s.Map != string(wantInfo.Map) ||
+			s.NumPlayers != int(wantInfo.Players) || s.MaxPlayers != int(wantInfo.MaxPlayers) ||
+			s.Raw.Protocol != int(wantInfo.Protocol) || s.Raw.AppID != int(wantInfo.ShortAppID) {
+			t.Errorf("state: got %+v", s)
+		}
+		// Known gamedig behaviour: it moves raw.numbots entries of the
+		// player list into "bots", so the names are checked together.
+		var names, wantNames []string
+		for _, pl := range s.Players {
+			names = append(names, pl.Name)
+		}
+		for _, pl := range s.Bots {
+			names = append(names, pl.Name)
+		}
+		for _, pl := range wantPlayers.List {
+			wantNames = append(wantNames, string(pl.Name))
+		}
+		sort.Strings(names)
+		sort.Strings(wantNames)
+		if len(s.Bots) != int(wantInfo.Bots) || !slices.Equal(names, wantNames) {
+			t.Errorf("players %q and %d bots, want %q with %d bots", names, len(s.Bots), wantNames, wantInfo.Bots)
+		}
+		if len(s.Raw.Rules) != len(wantRules.List) {
+			t.Errorf("%d rules, want %d", len(s.Raw.Rules), len(wantRules.List))
+		}
+		for _, r := range wantRules.List {
+			if v := s.Raw.Rules[string(r.Name)]; v != string(r.Value) {
+				t.Errorf("rule %s = %q, want %q", r.Name, v, r.Value)
 			}
-			var s gamedigState
-			if err := json.Unmarshal(out, &s); err != nil {
-				t.Fatalf("gamedig output (%v):\n%s", err, out)
-			}
-			if s.Name != string(wantInfo.Name) || s.Map != string(wantInfo.Map) ||
-				s.NumPlayers != int(wantInfo.Players) || s.MaxPlayers != int(wantInfo.MaxPlayers) ||
-				s.Raw.Protocol != int(wantInfo.Protocol) || s.Raw.AppID != int(wantInfo.ShortAppID) {
-				t.Errorf("state: got %+v", s)
-			}
-			// Known gamedig behaviour: it moves raw.numbots entries of the
-			// player list into "bots", so the names are checked together.
-			var names, wantNames []string
-			for _, pl := range s.Players {
-				names = append(names, pl.Name)
-			}
-			for _, pl := range s.Bots {
-				names = append(names, pl.Name)
-			}
-			for _, pl := range wantPlayers.List {
-				wantNames = append(wantNames, string(pl.Name))
-			}
-			sort.Strings(names)
-			sort.Strings(wantNames)
-			if len(s.Bots) != int(wantInfo.Bots) || !slices.Equal(names, wantNames) {
-				t.Errorf("players %q and %d bots, want %q with %d bots", names, len(s.Bots), wantNames, wantInfo.Bots)
-			}
-			if len(s.Raw.Rules) != len(wantRules.List) {
-				t.Errorf("%d rules, want %d", len(s.Raw.Rules), len(wantRules.List))
-			}
-			for _, r := range wantRules.List {
-				if v := s.Raw.Rules[string(r.Name)]; v != string(r.Value) {
-					t.Errorf("rule %s = %q, want %q", r.Name, v, r.Value)
-				}
-			}
-		})
-	}
+		}
+	})
 }

@@ -13,10 +13,10 @@ import (
 	"log"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 	"syscall"
 
 	"github.com/gsq-project/gsq/a2s/a2stest"
+	"github.com/gsq-project/gsq/bench/a2s/internal/cpuprof"
 )
 
 func main() {
@@ -24,16 +24,7 @@ func main() {
 	out := flag.String("out", "targets.txt", "file to write the server addresses to")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile to this file (until interrupted)")
 	flag.Parse()
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			log.Fatal(err)
-		}
-		defer pprof.StopCPUProfile()
-	}
+	defer cpuprof.Start(*cpuProfile)()
 
 	p, _ := a2stest.ProfileByName("modern")
 	f, err := os.Create(*out)

@@ -14,7 +14,6 @@ import (
 	"log"
 	"net/netip"
 	"os"
-	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -23,6 +22,7 @@ import (
 	goa2s "github.com/rumblefrog/go-a2s"
 
 	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/bench/a2s/internal/cpuprof"
 )
 
 func main() {
@@ -32,16 +32,7 @@ func main() {
 	timeout := flag.Duration("timeout", 2*time.Second, "per-attempt timeout")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile to this file")
 	flag.Parse()
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			log.Fatal(err)
-		}
-		defer pprof.StopCPUProfile()
-	}
+	defer cpuprof.Start(*cpuProfile)()
 
 	targets, err := readTargets(*targetsFile)
 	if err != nil {
