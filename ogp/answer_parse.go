@@ -18,56 +18,50 @@ func ParseAnswer(body []byte, d Dialect) (*Answer, error) {
 	return a, dec.error()
 }
 
-// parse fills a; on ErrUnknownField it clears the sections it could not
-// parse from a.Request.
+// answerSections are the sections of an answer in wire order.
+var answerSections = [...]struct {
+	bit  RequestFlags
+	name string
+}{
+	{RequestServerInfo, "SERVERINFO"}, {RequestTeams, "TEAMLIST"}, {RequestPlayers, "PLAYERLIST"},
+	{RequestRules, "RULELIST"}, {RequestAddOns, "ADDONLIST"}, {RequestLimits, "LIMITLIST"},
+}
+
+// parse fills a. a.Request gets a section's bit once that section parsed
+// completely, so after ErrUnknownField it names what is valid.
 func (a *Answer) parse(d *decoder) {
 	a.GameID = d.u16()
 	req := RequestFlags(d.bitArray())
-	if !d.ok() {
-		return
-	}
 	colored := req&RequestColoredNames != 0
-	a.Request = req & (RequestColoredNames | RequestServerInfo)
-	if req&RequestServerInfo != 0 {
-		d.section = "SERVERINFO"
-		a.Info.parse(d, colored)
-	}
-	sections := [...]struct {
-		bit   RequestFlags
-		name  string
-		parse func()
-	}{
-		{RequestTeams, "TEAMLIST", func() { a.Teams.parse(d, colored) }},
-		{RequestPlayers, "PLAYERLIST", func() { a.Players.parse(d, colored) }},
-		{RequestRules, "RULELIST", func() { a.parseRules(d) }},
-		{RequestAddOns, "ADDONLIST", func() { a.AddOns.parse(d) }},
-		{RequestLimits, "LIMITLIST", func() { a.parseLimits(d) }},
-	}
-	for _, s := range sections {
+	a.Request = req & RequestColoredNames
+	for _, s := range answerSections {
 		if !d.ok() {
-			break
+			return
 		}
-		if req&s.bit != 0 {
+		if req&s.bit == 0 {
+			continue
+		}
+		d.section = s.name
+		switch s.bit {
+		case RequestServerInfo:
+			a.Info.parse(d, colored)
+		case RequestTeams:
+			a.Teams.parse(d, colored)
+		case RequestPlayers:
+			a.Players.parse(d, colored)
+		case RequestRules:
+			a.parseRules(d)
+		case RequestAddOns:
+			a.AddOns.parse(d)
+		case RequestLimits:
+			a.parseLimits(d)
+		}
+		if d.ok() {
 			a.Request |= s.bit
-			d.section = s.name
-			s.parse()
 		}
 	}
-	if d.ok() {
-		d.section = "answer"
-		d.known(uint64(req), uint64(RequestAll))
-	}
-	if !d.ok() {
-		// Keep only the sections that were complete.
-		for _, s := range sections {
-			if s.name == d.section {
-				a.Request &^= s.bit
-			}
-		}
-		if d.section == "SERVERINFO" {
-			a.Request &^= RequestServerInfo
-		}
-	}
+	d.section = "answer"
+	d.known(uint64(req), uint64(RequestAll))
 }
 
 func (s *ServerInfo) parse(d *decoder, colored bool) {
