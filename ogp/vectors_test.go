@@ -259,13 +259,13 @@ func TestSplitAndReassemble(t *testing.T) {
 func TestMaskStrings(t *testing.T) {
 	for got, want := range map[string]string{
 		(RequestServerInfo | RequestColoredNames).String(): "info|colors",
-		(FlagAnswer | FlagSplit).String():                   "answer|split",
-		InfoFields(0).String():                              "0",
-		(PlayerName | 1<<40).String():                       "name|0x10000000000",
-		TypeDefault.String():                                "default query",
-		Type(0x42).String():                                 "Type(0x42)",
-		ErrorInvalidChallenge.String():                      "invalid challenge",
-		V1.String():                                         "v1",
+		(FlagAnswer | FlagSplit).String():                  "answer|split",
+		InfoFields(0).String():                             "0",
+		(PlayerName | 1<<40).String():                      "name|0x10000000000",
+		TypeDefault.String():                               "default query",
+		Type(0x42).String():                                "Type(0x42)",
+		ErrorInvalidChallenge.String():                     "invalid challenge",
+		V1.String():                                        "v1",
 	} {
 		if got != want {
 			t.Errorf("got %q, want %q", got, want)
