@@ -81,12 +81,14 @@ var profiles = []Profile{
 	},
 	{
 		// Legacy Rust RCON (+rcon.web 0) streams console lines as type-4
-		// packets and id -1 packets (both go to Client.Events) and does
-		// not mirror probes reliably, so each command gets one packet
-		// (field notes §3 gorcon, §4 Rust).
+		// packets and id -1 packets (both go to Client.Events), does not
+		// mirror probes, answers each command with one packet, and
+		// answers "say" only with an id -1 console line, so a command
+		// without a reply for 3s returns empty output (field notes §3
+		// gorcon, §4 Rust).
 		Name:    "rust-legacy",
-		Summary: "type-4 and id -1 console lines as events; one packet per command",
-		term:    SinglePacket{},
+		Summary: "type-4 and id -1 console lines as events; one packet per command, empty after 3s of silence",
+		term:    SinglePacket{NoReply: 3 * time.Second},
 	},
 }
 

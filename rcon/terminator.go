@@ -118,8 +118,13 @@ func UTF16Len(b []byte) int {
 
 // SinglePacket ends the answer at its first packet: for servers that
 // never split and ignore probes (CS2, Factorio, Palworld; field notes
-// §4).
-type SinglePacket struct{}
+// §4). NoReply, if set, is how long to wait for that packet before
+// returning an empty answer without error, for servers that do not
+// answer some commands (legacy Rust's "say"); zero waits until the
+// deadline and then fails with [ErrTimeout].
+type SinglePacket struct {
+	NoReply time.Duration
+}
 
 // Start waits for the packet.
 func (SinglePacket) Start() Step { return StepContinue }
@@ -127,8 +132,8 @@ func (SinglePacket) Start() Step { return StepContinue }
 // Packet ends the answer.
 func (SinglePacket) Packet(int, []byte) Step { return StepDone }
 
-// Silence returns 0.
-func (SinglePacket) Silence(int) time.Duration { return 0 }
+// Silence returns NoReply before the packet.
+func (s SinglePacket) Silence(int) time.Duration { return s.NoReply }
 
 // QuietPeriod ends the answer when no packet has arrived for Quiet after
 // the last one: a fallback for unknown servers, at the price of that
