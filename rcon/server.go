@@ -74,7 +74,8 @@ func (f HandlerFunc) ServeRCON(ctx context.Context, w ResponseWriter, cmd string
 }
 
 // ResponseWriter receives a command's output. Writes fail once the
-// connection is gone; a handler may stop producing output then.
+// connection is gone; a handler may stop producing output then. A
+// ResponseWriter must not be used after ServeRCON returns.
 type ResponseWriter interface {
 	io.Writer
 	io.StringWriter
@@ -485,6 +486,9 @@ type serverConn struct {
 	bw     *bufio.Writer
 	authed bool
 	out    []byte // encoding scratch
+
+	resp    responseWriter // reused for every command
+	replyID int32          // id of the command being answered
 	werr   error  // first write error; the connection is dead after it
 
 	mu       sync.Mutex // guards stopping against the read deadline
@@ -627,15 +631,19 @@ func (c *serverConn) login(p Packet) bool {
 
 func (c *serverConn) exec(p Packet) {
 	s := c.srv
-	w := &responseWriter{remote: c.remote}
-	w.Splitter = NewSplitter(s.Dialect, s.ResponseSplitSize, func(body []byte) error {
-		c.send(p.ID, TypeResponseValue, body)
-		return c.werr
-	})
-	if s.Handler != nil {
-		c.run(w, string(cstring(p.Body)))
+	if c.resp.Splitter == nil {
+		c.resp.remote = c.remote
+		c.resp.Splitter = NewSplitter(s.Dialect, s.ResponseSplitSize, func(body []byte) error {
+			c.send(c.replyID, TypeResponseValue, body)
+			return c.werr
+		})
 	}
-	_ = w.Close()
+	c.resp.reset()
+	c.replyID = p.ID
+	if s.Handler != nil {
+		c.run(&c.resp, string(cstring(p.Body)))
+	}
+	_ = c.resp.Close()
 }
 
 // run calls the handler, turning a panic into a closed connection.

@@ -151,6 +151,15 @@ func (s *Splitter) Close() error {
 	return s.err
 }
 
+// reset prepares the Splitter for another response, keeping its buffer
+// unless it grew large.
+func (s *Splitter) reset() {
+	if cap(s.buf) > maxKeptScratch {
+		s.buf = nil
+	}
+	s.buf, s.sent, s.err, s.closed = s.buf[:0], 0, nil, false
+}
+
 // Bodies returns how many bodies have been emitted.
 func (s *Splitter) Bodies() int { return s.sent }
 
