@@ -489,7 +489,7 @@ type serverConn struct {
 
 	resp    responseWriter // reused for every command
 	replyID int32          // id of the command being answered
-	werr   error  // first write error; the connection is dead after it
+	werr    error          // first write error; the connection is dead after it
 
 	mu       sync.Mutex // guards stopping against the read deadline
 	stopping bool
