@@ -380,15 +380,7 @@ func (s *Server) checkPassword(got []byte) bool {
 // contexts are cancelled and ctx's error is returned.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
-	s.closing = true
-	s.initLocked()
-	for l := range s.listeners {
-		l.Close()
-		delete(s.listeners, l)
-	}
-	for c := range s.conns {
-		c.stop()
-	}
+	s.stopLocked(false)
 	s.mu.Unlock()
 
 	done := make(chan struct{})
@@ -411,6 +403,14 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.stopLocked(true)
+	s.cancel()
+	return nil
+}
+
+// stopLocked marks the server closing, closes its listeners and stops
+// every connection: at once if force, else once its command is done.
+func (s *Server) stopLocked(force bool) {
 	s.closing = true
 	s.initLocked()
 	for l := range s.listeners {
@@ -419,10 +419,10 @@ func (s *Server) Close() error {
 	}
 	for c := range s.conns {
 		c.stop()
-		c.nc.Close()
+		if force {
+			c.nc.Close()
+		}
 	}
-	s.cancel()
-	return nil
 }
 
 func (s *Server) logf(format string, args ...any) {
