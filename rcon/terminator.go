@@ -81,7 +81,9 @@ const MinecraftFragmentUnits = 4096
 // type-0 probe is sent; the server answers it "Unknown request 0" after
 // the remaining fragments. The probe is only ever sent after a fragment
 // has arrived, so the server has already read the command and the two
-// packets cannot coalesce into one read (MC-72390).
+// packets cannot coalesce into one read (MC-72390). A server that
+// ignores the probe makes such answers end in [ErrTimeout], returned
+// with the output.
 type MinecraftFragments struct{}
 
 // Start waits for the first fragment.
