@@ -11,6 +11,7 @@ import (
 // The bzip2 fixtures in testdata were made with the bzip2 command-line tool:
 //
 //	bzip2 -k -9 testdata/rules-payload.bin  # -> rules-payload.bin.bz2 (a 5677-byte A2S_RULES reply)
+//	bzip2 -1 -c testdata/rules-payload.bin > testdata/rules-payload-1.bz2  # the same, 100k blocks (fuzz seed)
 //	bzip2 -9 testdata/bomb.bin              # -> bomb.bin.bz2: FFFFFFFF 'E' then 8 MiB of zeros, 56 bytes compressed
 //
 // rules-payload.bin itself was written by a few lines of Python: 150 rules
