@@ -65,3 +65,43 @@ func TestInteropGoA2S(t *testing.T) {
 		}
 	})
 }
+
+// TestInteropGoA2SOversized checks go-a2s against the oversized profile
+// (a ~1900-byte unsplit INFO, as Squad and Rust send). Known go-a2s bug
+// (field notes §2, go-a2s issues #8 and #11): its default 1400-byte buffer
+// truncates the datagram and the unchecked reader panics; raising
+// SetMaxPacketSize is the documented workaround and then it reads our
+// reply right.
+func TestInteropGoA2SOversized(t *testing.T) {
+	p, _ := a2stest.ProfileByName("oversized")
+	srv := a2stest.NewServer(p)
+	defer srv.Close()
+	want, _, _ := profileContent(p)
+
+	c, err := goa2s.NewClient(srv.Addr().String(), goa2s.TimeoutOption(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	panicked := func() (p any) {
+		defer func() { p = recover() }()
+		_, _ = c.QueryInfo()
+		return nil
+	}()
+	if panicked == nil {
+		t.Error("go-a2s read a 1900-byte INFO with its 1400-byte buffer without panicking: has the known bug been fixed?")
+	}
+
+	big, err := goa2s.NewClient(srv.Addr().String(), goa2s.TimeoutOption(5*time.Second), goa2s.SetMaxPacketSize(65535))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer big.Close()
+	info, err := big.QueryInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.ExtendedServerInfo == nil || info.ExtendedServerInfo.Keywords != string(want.Keywords) {
+		t.Errorf("keywords not read back: %+v", info.ExtendedServerInfo)
+	}
+}
