@@ -79,17 +79,18 @@ func runRconShell(ctx context.Context, env *Env, t *rconTarget, client *rcon.Cli
 		if line == "" {
 			continue
 		}
-		if !strings.HasPrefix(raw, " ") && !strings.Contains(line, t.password) && len(line) <= maxHistoryLine {
+		quit := line == ":q" || line == ":quit"
+		if !quit && !strings.HasPrefix(raw, " ") && !(t.password != "" && strings.Contains(line, t.password)) && len(line) <= maxHistoryLine {
 			l.AppendHistory(line)
 			if err := saveHistory(l, hist); err != nil && !historyFailed {
 				historyFailed = true
 				fmt.Fprintf(env.Stderr, "gsq: error: saving the history: %v\n", err)
 			}
 		}
-		switch line {
-		case ":q", ":quit":
+		if quit {
 			return nil
-		case ":help":
+		}
+		if line == ":help" {
 			io.WriteString(env.Stderr, shellHelp)
 			continue
 		}
