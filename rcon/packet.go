@@ -76,7 +76,7 @@ func (p Packet) Len() int { return p.Size() + 4 }
 // for the int32 size field.
 func (p Packet) AppendBinary(b []byte) ([]byte, error) {
 	if len(p.Body) > math.MaxInt32-MinPacketSize {
-		return b, &SizeError{Size: math.MaxInt32, Max: math.MaxInt32 - 1}
+		return b, &SizeError{Size: len(p.Body) + MinPacketSize, Max: math.MaxInt32}
 	}
 	start := len(b)
 	b = wire.AppendInt32(b, 0) // patched below
