@@ -61,7 +61,7 @@ func FleetContent(i int) Content {
 		})
 	}
 	// About 2.9 KB of rules: fragments of 1248, 1248 and ~400 bytes.
-	for r := range 96 {
+	for r := range 128 {
 		c.Rules = append(c.Rules, Rule{Name: fmt.Sprintf("sv_fleet_var_%02d", r), Value: fmt.Sprintf("%d", (i*31+r*17)%100000)})
 	}
 	c.Rules = append(c.Rules, Rule{Name: "sv_fleet_index", Value: fmt.Sprint(i)})
