@@ -111,8 +111,10 @@ func (s *tmuxSession) run(args ...string) string {
 }
 
 // keys sends tmux key names (Enter, C-a, Up); text sends literal text.
-func (s *tmuxSession) keys(keys ...string) { s.run(append([]string{"send-keys", "-t", s.name}, keys...)...) }
-func (s *tmuxSession) text(text string)    { s.run("send-keys", "-t", s.name, "-l", text) }
+func (s *tmuxSession) keys(keys ...string) {
+	s.run(append([]string{"send-keys", "-t", s.name}, keys...)...)
+}
+func (s *tmuxSession) text(text string) { s.run("send-keys", "-t", s.name, "-l", text) }
 
 // screen is the pane's text, scrollback included, one entry per line.
 func (s *tmuxSession) screen() []string {
