@@ -511,7 +511,6 @@ func (c *serverConn) serve() {
 	}
 	c.br = bufio.NewReader(c.nc)
 	c.rd = NewReader(c.br, s.maxPacketSize())
-	c.bw = bufio.NewWriter(deadlineWriter{c.nc, s.writeTimeout()})
 	for {
 		if !c.armRead() {
 			return
@@ -574,10 +573,21 @@ func (c *serverConn) nextPacketBuffered() bool {
 	return size >= 0 && int(size) <= n-4
 }
 
+// writerPool holds the output buffers of connections that are waiting
+// for a request, so an idle connection costs no output buffer.
+var writerPool = sync.Pool{New: func() any { return bufio.NewWriter(nil) }}
+
+// flush sends the buffered answers and returns the output buffer.
 func (c *serverConn) flush() bool {
+	if c.bw == nil {
+		return c.werr == nil
+	}
 	if c.werr == nil {
 		c.werr = c.bw.Flush()
 	}
+	c.bw.Reset(nil)
+	writerPool.Put(c.bw)
+	c.bw = nil
 	return c.werr == nil
 }
 
@@ -666,6 +676,10 @@ func (c *serverConn) send(id int32, typ PacketType, body []byte) {
 	}
 	c.out, c.werr = Packet{ID: id, Type: typ, Body: body}.AppendBinary(c.out[:0])
 	if c.werr == nil {
+		if c.bw == nil {
+			c.bw = writerPool.Get().(*bufio.Writer)
+			c.bw.Reset(deadlineWriter{c.nc, c.srv.writeTimeout()})
+		}
 		_, c.werr = c.bw.Write(c.out)
 	}
 	if cap(c.out) > maxKeptScratch {
