@@ -18,12 +18,13 @@ import (
 
 const section = '§'
 
-// colours maps the 16 colour codes to ANSI SGR parameters. Minecraft's
-// dark gray (8) and aqua (b) are the bright black and bright cyan of the
-// 16-colour palette.
+// colours maps the 16 colour codes to ANSI SGR parameters, each
+// resetting the styles first as Minecraft does. Minecraft's dark gray (8)
+// and aqua (b) are the bright black and bright cyan of the 16-colour
+// palette.
 var colours = map[byte]string{
-	'0': "30", '1': "34", '2': "32", '3': "36", '4': "31", '5': "35", '6': "33", '7': "37",
-	'8': "90", '9': "94", 'a': "92", 'b': "96", 'c': "91", 'd': "95", 'e': "93", 'f': "97",
+	'0': "0;30", '1': "0;34", '2': "0;32", '3': "0;36", '4': "0;31", '5': "0;35", '6': "0;33", '7': "0;37",
+	'8': "0;90", '9': "0;94", 'a': "0;92", 'b': "0;96", 'c': "0;91", 'd': "0;95", 'e': "0;93", 'f': "0;97",
 }
 
 // styles maps the style codes to ANSI SGR parameters (k, obfuscated,
@@ -98,7 +99,7 @@ func parseCode(s string) (string, int) {
 		return "", 0
 	}
 	if v, ok := colours[c]; ok {
-		return "0;" + v, 1
+		return v, 1
 	}
 	if v, ok := styles[c]; ok {
 		return v, 1
@@ -108,22 +109,32 @@ func parseCode(s string) (string, int) {
 
 // parseHex decodes the six §h pairs of a hex colour.
 func parseHex(s string) (string, int) {
-	var digits [6]byte
+	var rgb uint32
 	n := 0
-	for i := range digits {
+	for range 6 {
 		r, size := utf8.DecodeRuneInString(s[n:])
 		if r != section || len(s) <= n+size {
 			return "", 0
 		}
 		h := lower(s[n+size])
-		if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f') {
+		switch {
+		case '0' <= h && h <= '9':
+			rgb = rgb<<4 | uint32(h-'0')
+		case 'a' <= h && h <= 'f':
+			rgb = rgb<<4 | uint32(h-'a'+10)
+		default:
 			return "", 0
 		}
-		digits[i] = h
 		n += size + 1
 	}
-	v, _ := strconv.ParseUint(string(digits[:]), 16, 32)
-	return "0;38;2;" + strconv.Itoa(int(v>>16)) + ";" + strconv.Itoa(int(v>>8&0xff)) + ";" + strconv.Itoa(int(v&0xff)), n
+	b := make([]byte, 0, len("0;38;2;255;255;255"))
+	b = append(b, "0;38;2;"...)
+	b = strconv.AppendUint(b, uint64(rgb>>16), 10)
+	b = append(b, ';')
+	b = strconv.AppendUint(b, uint64(rgb>>8&0xff), 10)
+	b = append(b, ';')
+	b = strconv.AppendUint(b, uint64(rgb&0xff), 10)
+	return string(b), n
 }
 
 func lower(c byte) byte {
