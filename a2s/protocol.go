@@ -105,6 +105,10 @@ func (d *decoder) fail(err error) {
 	}
 }
 
+// The read methods below are spelled out rather than built on a generic
+// helper taking a method value: through a func value the reader escapes
+// and every parse pays one more allocation.
+
 func (d *decoder) u8() uint8 {
 	if d.err != nil {
 		return 0
