@@ -58,6 +58,13 @@ func (r *recorder) ServeRCON(ctx context.Context, w rcon.ResponseWriter, cmd str
 	testHandler.ServeRCON(ctx, w, cmd)
 }
 
+// String lists the commands, for failure messages.
+func (r *recorder) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return fmt.Sprintf("%q", r.cmds)
+}
+
 func (r *recorder) count(cmd string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -242,7 +249,7 @@ func TestRconShellTmux(t *testing.T) {
 	s.keys("Enter")
 	s.waitLine("edited", 1)
 	if rec.count("echo edited") != 1 {
-		t.Fatalf("server ran %q, want one \"echo edited\"", rec.cmds)
+		t.Fatalf("server ran %q, want one \"echo edited\"", rec)
 	}
 
 	// Up recalls the last line.
@@ -255,7 +262,7 @@ func TestRconShellTmux(t *testing.T) {
 	s.keys("Enter")
 	s.waitLine("hello", 2)
 	if rec.count("echo hello") != 2 {
-		t.Fatalf("server ran %q, want \"echo hello\" twice", rec.cmds)
+		t.Fatalf("server ran %q, want \"echo hello\" twice", rec)
 	}
 
 	// Colours are rendered: the pane shows the text without § codes,
@@ -319,7 +326,7 @@ func TestRconShellTmux(t *testing.T) {
 	s.keys("Up", "Enter")
 	s.waitLine("lost", 1) // "echo lost" never ran; now it does
 	if rec.count("echo lost") != 1 {
-		t.Errorf("server ran %q, want one \"echo lost\"", rec.cmds)
+		t.Errorf("server ran %q, want one \"echo lost\"", rec)
 	}
 	s.keys("C-d")
 	if st := s.waitExit(); st != "0" {

@@ -52,7 +52,10 @@ type gsqRun struct {
 type gsqCase struct {
 	vars  map[string]string // environment; HOME defaults to a temp dir
 	stdin string
-	tty   bool // stdout is a terminal (stdin never is)
+	tty   bool // stdout is a terminal
+	// stdinTTY makes stdin look like a terminal; a run that would
+	// prompt for the password must not use it (it would open /dev/tty).
+	stdinTTY bool
 }
 
 // run runs gsq and checks that the password never shows.
@@ -63,12 +66,13 @@ func (c gsqCase) run(t *testing.T, args ...string) gsqRun {
 		vars[k] = v
 	}
 	var stdout, stderr bytes.Buffer
+	stdin := strings.NewReader(c.stdin)
 	env := &Env{
-		Stdin:      strings.NewReader(c.stdin),
+		Stdin:      stdin,
 		Stdout:     &stdout,
 		Stderr:     &stderr,
 		Getenv:     func(k string) string { return vars[k] },
-		IsTerminal: func(s any) bool { return c.tty && s == any(&stdout) },
+		IsTerminal: func(s any) bool { return c.tty && s == any(&stdout) || c.stdinTTY && s == any(stdin) },
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -293,6 +297,11 @@ func TestRconUsage(t *testing.T) {
 			t.Errorf("gsq %q: exit %d, stdout %q, stderr %q; want exit 2 and an error", args, r.code, r.stdout, r.stderr)
 		}
 	}
+	t.Run("--json without commands on a terminal", func(t *testing.T) {
+		c := withPassword
+		c.stdinTTY = true
+		c.run(t, "rcon", "--json", addr).want(t, ExitUsage, "")
+	})
 	t.Run("no password", func(t *testing.T) {
 		r := gsqCase{}.run(t, "rcon", addr, "status")
 		r.want(t, ExitUsage, "")
@@ -518,6 +527,31 @@ func TestCommandSource(t *testing.T) {
 	if strings.Join(got, "|") != "first|second|third" {
 		t.Errorf("got %q", got)
 	}
+}
+
+// FuzzRconScript checks that a script never yields an empty command, a
+// comment or surrounding blanks, whatever its bytes, and that terminal
+// output made from any text holds no control characters but tab and LF.
+func FuzzRconScript(f *testing.F) {
+	f.Add("# c\n\necho a\r\n  say b  \n#x")
+	f.Add("\x1b[2J\a\r\x00\x7f\u009b§a")
+	f.Fuzz(func(t *testing.T, s string) {
+		next := commandSource(nil, strings.NewReader(s))
+		for range len(s) + 1 {
+			c, ok, err := next()
+			if err != nil || !ok {
+				break
+			}
+			if c == "" || c != strings.TrimSpace(c) || strings.HasPrefix(c, "#") || strings.Contains(c, "\n") {
+				t.Fatalf("script %q gave command %q", s, c)
+			}
+		}
+		for _, r := range visibleControls(s) {
+			if isControl(r) {
+				t.Fatalf("visibleControls(%q) kept %U", s, r)
+			}
+		}
+	})
 }
 
 func writeFile(t *testing.T, path, body string, mode os.FileMode) {
