@@ -97,6 +97,25 @@
 // flag); only error 3 means it was rejected. Clients ask with challenge 0,
 // in a Ping or in the query itself.
 //
+// # Client and server
+//
+// The [Client] always sends the challenge flag (0 until it knows one; it
+// caches the challenge per server), a random non-zero RequestID, and in
+// Default Queries bSplit with MaxBytesPerPacket 1400. It accepts only
+// answers from the target address with its RequestID and the query's type
+// or 0xFF, re-challenges on error 3 at most three times, resends
+// unanswered requests Retries times, and caps reassembled answers.
+//
+// The [Server] answers exactly the fields both the query and the [Handler]
+// name, echoing the masks. It answers Ping without a challenge, needs a
+// valid challenge for Default Queries (error 3 otherwise), answers error 0
+// to banned addresses, error 1 to unknown types (0x02 Rcon included),
+// error 2 to a MaxBytesPerPacket outside 500..1500 (V1: below 500) and
+// error 4 to a body it cannot parse. Answer-only types and answers are
+// ignored. Before a request proves its challenge, no answer is larger
+// than the request, which is why error 3 carries the request copy only
+// when [Server.CopyRequest] is set.
+//
 // Other readings: PlayerIPv4 is a little-endian UINT32 like every UINTx, so
 // a.b.c.d is the number a<<24|b<<16|c<<8|d; an empty MapFile means "same
 // as the map name"; OS and LimitType values outside the listed ones are
