@@ -195,7 +195,7 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 			return silentExit(code)
 		}
 		if i > 0 && o.wait > 0 {
-			if err := sleepCtx(ctx, o.wait); err != nil {
+			if err := pause(ctx, o.wait); err != nil {
 				out.errorf("%v", err)
 				return silentExit(worseExit(code, ExitFailure))
 			}
@@ -231,7 +231,7 @@ func (t *rconTarget) exec(ctx context.Context, c *rcon.Client, cmd string) (stri
 func resolveRconTarget(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, arg string, stdinTTY bool) (*rconTarget, error) {
 	path := o.config
 	if path == "" {
-		path = configPath(env)
+		path = rconConfigPath(env)
 	}
 	cfg, err := loadRconConfig(path, o.config != "")
 	if err != nil {
@@ -355,8 +355,8 @@ func commandSource(args []string, script io.Reader) func() (string, bool, error)
 	}
 }
 
-// sleepCtx waits for d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
+// pause waits for d or until ctx is done.
+func pause(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

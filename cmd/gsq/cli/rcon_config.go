@@ -55,10 +55,10 @@ type rconConfig struct {
 // maxConfigSize bounds the config and password files gsq reads.
 const maxConfigSize = 1 << 20
 
-// configPath is where gsq looks for its config file:
+// rconConfigPath is where gsq looks for its config file:
 // $XDG_CONFIG_HOME/gsq/config.yaml, else ~/.config/gsq/config.yaml.
 // It is empty when neither variable is set.
-func configPath(env *Env) string {
+func rconConfigPath(env *Env) string {
 	if dir := env.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {
 		return filepath.Join(dir, "gsq", "config.yaml")
 	}
@@ -91,7 +91,7 @@ func loadRconConfig(path string, explicit bool) (*rconConfig, error) {
 	}
 	c.servers = make(map[string]rconServer, len(doc.Servers))
 	for name, node := range doc.Servers {
-		if err := checkKeys(&node, rconServerKeys); err != nil {
+		if err := checkYAMLKeys(&node, rconServerKeys); err != nil {
 			return nil, usageError("config %s: server %q: %v", path, name, err)
 		}
 		var s rconServer
@@ -103,8 +103,8 @@ func loadRconConfig(path string, explicit bool) (*rconConfig, error) {
 	return c, nil
 }
 
-// checkKeys reports the first key of the mapping node that is not in known.
-func checkKeys(node *yaml.Node, known []string) error {
+// checkYAMLKeys reports the first key of the mapping node that is not in known.
+func checkYAMLKeys(node *yaml.Node, known []string) error {
 	if node.Kind != yaml.MappingNode {
 		return fmt.Errorf("line %d: want a mapping of %s", node.Line, strings.Join(known, ", "))
 	}
@@ -186,7 +186,7 @@ func findPassword(env *Env, src passwordSource) (string, error) {
 		case s.Password != "":
 			return s.Password, nil
 		case s.PasswordFile != "":
-			return readPasswordFile(expandPath(env, s.PasswordFile, filepath.Dir(src.configPath)))
+			return readPasswordFile(expandConfigPath(env, s.PasswordFile, filepath.Dir(src.configPath)))
 		case s.PasswordEnv != "":
 			if pw := env.Getenv(s.PasswordEnv); pw != "" {
 				return pw, nil
@@ -243,9 +243,9 @@ func readSmallFile(path string) ([]byte, fs.FileInfo, error) {
 	return data, info, nil
 }
 
-// expandPath expands a leading ~/ to the home directory and makes a
+// expandConfigPath expands a leading ~/ to the home directory and makes a
 // relative path relative to dir.
-func expandPath(env *Env, path, dir string) string {
+func expandConfigPath(env *Env, path, dir string) string {
 	if rest, ok := strings.CutPrefix(path, "~/"); ok {
 		if home := env.Getenv("HOME"); home != "" {
 			return filepath.Join(home, rest)

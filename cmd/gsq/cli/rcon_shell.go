@@ -135,7 +135,7 @@ func (sh *rconShell) reconnect(ctx context.Context) int {
 	code := ExitTimeout
 	for attempt := 1; attempt <= reconnectAttempts; attempt++ {
 		if attempt > 1 {
-			if sleepCtx(ctx, backoff) != nil {
+			if pause(ctx, backoff) != nil {
 				return ExitFailure
 			}
 			backoff = min(2*backoff, rcon.MaxReconnectBackoff)

@@ -24,12 +24,12 @@ import (
 // types with send-keys and reads the screen with capture-pane. Every wait
 // is a bounded poll.
 
-const helperEnv = "GSQ_CLI_TEST_HELPER"
+const rconHelperEnv = "GSQ_CLI_TEST_HELPER"
 
 // TestRconShellHelper is not a test: it is the gsq process that
 // TestRconShellTmux starts in tmux, with gsq's arguments after "--".
 func TestRconShellHelper(t *testing.T) {
-	if os.Getenv(helperEnv) != "1" {
+	if os.Getenv(rconHelperEnv) != "1" {
 		t.Skip("helper process for TestRconShellTmux")
 	}
 	args := os.Args
@@ -45,13 +45,13 @@ func TestRconShellHelper(t *testing.T) {
 	os.Exit(code)
 }
 
-// recorder counts the commands a fake server ran.
-type recorder struct {
+// rconRecorder counts the commands a fake server ran.
+type rconRecorder struct {
 	mu   sync.Mutex
 	cmds []string
 }
 
-func (r *recorder) ServeRCON(ctx context.Context, w rcon.ResponseWriter, cmd string) {
+func (r *rconRecorder) ServeRCON(ctx context.Context, w rcon.ResponseWriter, cmd string) {
 	r.mu.Lock()
 	r.cmds = append(r.cmds, cmd)
 	r.mu.Unlock()
@@ -59,13 +59,13 @@ func (r *recorder) ServeRCON(ctx context.Context, w rcon.ResponseWriter, cmd str
 }
 
 // String lists the commands, for failure messages.
-func (r *recorder) String() string {
+func (r *rconRecorder) String() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return fmt.Sprintf("%q", r.cmds)
 }
 
-func (r *recorder) count(cmd string) int {
+func (r *rconRecorder) count(cmd string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := 0
@@ -149,7 +149,7 @@ func (s *tmuxSession) waitFor(what string, cond func(screen []string) bool) {
 // waitLine waits until at least n lines equal line.
 func (s *tmuxSession) waitLine(line string, n int) {
 	s.t.Helper()
-	s.waitFor(fmt.Sprintf("%d× line %q", n, line), func(screen []string) bool { return countLines(screen, line) >= n })
+	s.waitFor(fmt.Sprintf("%d× line %q", n, line), func(screen []string) bool { return countScreenLines(screen, line) >= n })
 }
 
 // waitText waits until the screen contains text (trailing spaces are
@@ -175,7 +175,7 @@ func (s *tmuxSession) waitExit() string {
 	return ""
 }
 
-func countLines(screen []string, line string) int {
+func countScreenLines(screen []string, line string) int {
 	n := 0
 	for _, l := range screen {
 		if l == line {
@@ -186,7 +186,7 @@ func countLines(screen []string, line string) int {
 }
 
 func TestRconShellTmux(t *testing.T) {
-	if os.Getenv(helperEnv) == "1" {
+	if os.Getenv(rconHelperEnv) == "1" {
 		return
 	}
 	tmux, err := exec.LookPath("tmux")
@@ -201,11 +201,11 @@ func TestRconShellTmux(t *testing.T) {
 	home := filepath.Join(dir, "home")
 	state := filepath.Join(dir, "state")
 	conf := filepath.Join(dir, "tmux.conf")
-	writeFile(t, conf, "set -g remain-on-exit on\nset -g history-limit 10000\n", 0o600)
+	writeFileMode(t, conf, "set -g remain-on-exit on\nset -g history-limit 10000\n", 0o600)
 	sock := filepath.Join(dir, "tmux.sock")
 	t.Cleanup(func() { exec.Command(tmux, "-S", sock, "kill-server").Run() })
 
-	rec := &recorder{}
+	rec := &rconRecorder{}
 	srv := serveRCONAt(t, "", rec)
 	addr := srv.Addr().String()
 	prompt := addr + "> "
@@ -214,7 +214,7 @@ func TestRconShellTmux(t *testing.T) {
 	start := func(name string, extra ...string) *tmuxSession {
 		s := &tmuxSession{t: t, tmux: tmux, sock: sock, conf: conf, name: name}
 		envv := append([]string{"env", "-i", "PATH=" + os.Getenv("PATH"), "TERM=screen", "HOME=" + home,
-			"XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), helperEnv + "=1"}, extra...)
+			"XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), rconHelperEnv + "=1"}, extra...)
 		argv := append(envv, self, "-test.run=^TestRconShellHelper$", "--", "rcon", addr)
 		for i, a := range argv {
 			argv[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"

@@ -115,7 +115,7 @@ func TestRconLongOutput(t *testing.T) {
 func TestRconScriptFile(t *testing.T) {
 	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
 	script := filepath.Join(t.TempDir(), "nightly.txt")
-	writeFile(t, script, "# nightly\n\necho one\r\n   # indented comment\n  say two  \necho three", 0o600)
+	writeFileMode(t, script, "# nightly\n\necho one\r\n   # indented comment\n  say two  \necho three", 0o600)
 	r := withPassword.run(t, "rcon", "-f", script, addr, "echo zero")
 	r.want(t, ExitOK, "zero\none\nConsole: two\nthree\n")
 
@@ -130,7 +130,7 @@ func TestRconScriptFile(t *testing.T) {
 	})
 	t.Run("line too long", func(t *testing.T) {
 		long := filepath.Join(t.TempDir(), "long.txt")
-		writeFile(t, long, "echo ok\necho "+strings.Repeat("x", maxScriptLine)+"\necho never\n", 0o600)
+		writeFileMode(t, long, "echo ok\necho "+strings.Repeat("x", maxScriptLine)+"\necho never\n", 0o600)
 		r := withPassword.run(t, "rcon", "-f", long, addr)
 		r.want(t, ExitFailure, "ok\n")
 		if !strings.Contains(r.stderr, "script line 2") {
@@ -315,9 +315,9 @@ func TestRconPasswordSources(t *testing.T) {
 	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
 	dir := t.TempDir()
 	pwFile := filepath.Join(dir, "secret")
-	writeFile(t, pwFile, testPassword+"\n", 0o600)
+	writeFileMode(t, pwFile, testPassword+"\n", 0o600)
 	emptyFile := filepath.Join(dir, "empty")
-	writeFile(t, emptyFile, "\n", 0o600)
+	writeFileMode(t, emptyFile, "\n", 0o600)
 	wrong := testPassword + "-wrong"
 	for _, tc := range []struct {
 		name  string
@@ -352,8 +352,8 @@ func TestRconConfig(t *testing.T) {
 	mc := startRCON(t, rcontest.Minecraft, rcontest.Faults{})
 	cfgHome := t.TempDir()
 	dir := filepath.Join(cfgHome, "gsq")
-	writeFile(t, filepath.Join(dir, "secret"), testPassword, 0o600)
-	writeFile(t, filepath.Join(dir, "config.yaml"), `
+	writeFileMode(t, filepath.Join(dir, "secret"), testPassword, 0o600)
+	writeFileMode(t, filepath.Join(dir, "config.yaml"), `
 query: {ignored: true}   # other commands' keys
 servers:
   src:
@@ -390,16 +390,16 @@ servers:
 	t.Run("home default and --config", func(t *testing.T) {
 		home := t.TempDir()
 		cfg := filepath.Join(home, ".config", "gsq", "config.yaml")
-		writeFile(t, cfg, "servers:\n  h:\n    address: "+src+"\n", 0o600)
+		writeFileMode(t, cfg, "servers:\n  h:\n    address: "+src+"\n", 0o600)
 		c := gsqCase{vars: map[string]string{"HOME": home, "RCON_PASSWORD": testPassword}}
 		c.run(t, "rcon", "h", "echo home").want(t, ExitOK, "home\n")
 		other := filepath.Join(t.TempDir(), "other.yaml")
-		writeFile(t, other, "servers:\n  o:\n    address: "+src+"\n", 0o600)
+		writeFileMode(t, other, "servers:\n  o:\n    address: "+src+"\n", 0o600)
 		c.run(t, "rcon", "--config", other, "o", "echo other").want(t, ExitOK, "other\n")
 	})
 	t.Run("readable by others", func(t *testing.T) {
 		cfg := filepath.Join(t.TempDir(), "open.yaml")
-		writeFile(t, cfg, "servers:\n  o:\n    address: "+src+"\n    password: "+testPassword+"\n", 0o644)
+		writeFileMode(t, cfg, "servers:\n  o:\n    address: "+src+"\n    password: "+testPassword+"\n", 0o644)
 		r := gsqCase{}.run(t, "rcon", "--config", cfg, "o", "echo o")
 		r.want(t, ExitOK, "o\n")
 		if !strings.Contains(r.stderr, "chmod 600") {
@@ -416,7 +416,7 @@ servers:
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg := filepath.Join(t.TempDir(), "bad.yaml")
-			writeFile(t, cfg, body, 0o600)
+			writeFileMode(t, cfg, body, 0o600)
 			withPassword.run(t, "rcon", "--config", cfg, "x", "echo x").want(t, ExitUsage, "")
 		})
 	}
@@ -554,7 +554,7 @@ func FuzzRconScript(f *testing.F) {
 	})
 }
 
-func writeFile(t *testing.T, path, body string, mode os.FileMode) {
+func writeFileMode(t *testing.T, path, body string, mode os.FileMode) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
