@@ -33,8 +33,6 @@ var (
 	// ErrNULInText means an encoder was given text with a NUL byte, which
 	// would end the SzString early.
 	ErrNULInText = errors.New("ogp: text contains a NUL byte")
-	// ErrUnexpectedType means a body parser got the wrong packet type.
-	ErrUnexpectedType = errors.New("ogp: unexpected packet type")
 )
 
 // Client and server errors.
