@@ -17,7 +17,7 @@
 // gives a [*ParseError] carrying the offset and wrapping a sentinel such as
 // [ErrTruncated], never a panic. Parsed values never alias the input.
 // Encoders are append-style (AppendBinary) and allocate nothing when the
-// buffer has room.
+// buffer has room. [ParseHeader] routes a datagram without parsing it.
 //
 // Strings are [Text]: the raw bytes the server sent. Names prefixed with
 // 0x01 bytes, invalid UTF-8 and Arma 3/DayZ binary rules all survive; use

@@ -336,7 +336,10 @@ func (r *Reassembler) Reset() { r.pending = nil }
 // error drops the
 // reply the fragment belongs to; other replies in flight are kept.
 // Fragments built by hand (not by ParseFragment) are taken at their word:
-// their Format decides.
+// their Format decides. The announced total is checked against
+// MaxFragments once the format is certain (fragment 0 seen), so a later
+// fragment whose format was guessed wrong cannot drop the reply.
+// MaxFragments also bounds the distinct datagrams held per reply.
 func (r *Reassembler) Add(f Fragment) (payload []byte, done bool, err error) {
 	raw, sure := f.raw, f.sure
 	if raw == nil {
@@ -350,9 +353,9 @@ func (r *Reassembler) Add(f Fragment) (payload []byte, done bool, err error) {
 		r.drop(f.ID)
 		return nil, false, fmt.Errorf("%w: %d bytes, limit %d", ErrFragmentTooLarge, len(raw), max)
 	}
-	if int(f.Total) > maxFrags {
+	if sure && int(f.Total) > maxFrags {
 		r.drop(f.ID)
-		return nil, false, fmt.Errorf("%w: %d announced, limit %d", ErrTooManyFragments, f.Total, maxFrags)
+		return nil, false, tooManyFragments(int(f.Total), maxFrags)
 	}
 	p := r.lookup(f.ID)
 	for _, have := range p.raws {
@@ -370,11 +373,15 @@ func (r *Reassembler) Add(f Fragment) (payload []byte, done bool, err error) {
 	} else if !p.sure {
 		p.format = f.Format
 	}
-	payload, done, err = r.complete(p)
+	payload, done, err = r.complete(p, maxFrags)
 	if done || err != nil {
 		r.drop(f.ID)
 	}
 	return payload, done, err
+}
+
+func tooManyFragments(total, limit int) error {
+	return fmt.Errorf("%w: %d announced, limit %d", ErrTooManyFragments, total, limit)
 }
 
 // lookup returns the pending reply for id, creating it (and evicting the
@@ -406,7 +413,7 @@ func (r *Reassembler) drop(id uint32) {
 // complete reads the held datagrams with the reply's format and assembles
 // the reply if every fragment is there. Inconsistencies are errors only
 // once the format is known for sure; before that they may be a wrong guess.
-func (r *Reassembler) complete(p *pendingSplit) ([]byte, bool, error) {
+func (r *Reassembler) complete(p *pendingSplit, maxFrags int) ([]byte, bool, error) {
 	var (
 		index [256]int16 // fragment number -> index in p.raws + 1
 		total int
@@ -417,6 +424,9 @@ func (r *Reassembler) complete(p *pendingSplit) ([]byte, bool, error) {
 		fr, err := parseFragmentAs(raw, p.format)
 		if err == nil && total != 0 && int(fr.Total) != total {
 			err = parseErr("fragment", 8, fmt.Errorf("%w: total %d, earlier fragments said %d", ErrBadFragment, fr.Total, total))
+		}
+		if err == nil && int(fr.Total) > maxFrags {
+			err = tooManyFragments(int(fr.Total), maxFrags)
 		}
 		if err != nil {
 			if p.sure {

@@ -332,10 +332,29 @@ func TestSplitBzip2Errors(t *testing.T) {
 func TestSplitLimits(t *testing.T) {
 	payload := rulesPayload(t)
 	// Too many fragments announced.
+	// Too many fragments announced: a later fragment waits for fragment 0
+	// to confirm its format, fragment 0 says it for sure.
 	big := mustAppend(t, Fragment{ID: 5, Total: 200, Number: 3, Size: 10, Payload: []byte("x"), Format: SplitSource})
+	big0 := mustAppend(t, Fragment{ID: 5, Total: 200, Number: 0, Size: 10, Payload: []byte("\xFF\xFF\xFF\xFFE"), Format: SplitSource})
 	var r Reassembler
-	if err := addAll(&r, [][]byte{big}); !errors.Is(err, ErrTooManyFragments) {
-		t.Errorf("total 200: %v", err)
+	if err := addAll(&r, [][]byte{big}); err != nil {
+		t.Errorf("total 200, fragment 3: %v", err)
+	}
+	if err := addAll(&r, [][]byte{big0}); !errors.Is(err, ErrTooManyFragments) {
+		t.Errorf("total 200, fragment 0: %v", err)
+	}
+	if len(r.pending) != 0 {
+		t.Errorf("%d replies pending after the error", len(r.pending))
+	}
+	// A later fragment guessed from its own bytes does not trip the limit
+	// until fragment 0 confirms the format: a GoldSource fragment 2 of 5
+	// whose payload starts like a Size field reads as Source total 0x25.
+	gold := mustAppend(t, Fragment{ID: 6, Total: 5, Number: 2, Payload: []byte{0x00, 0x01, 0x00, 0x00}, Format: SplitGoldSource})
+	if f, _ := ParseFragment(gold); f.Format != SplitSource || f.Total != 0x25 {
+		t.Fatalf("guessed %v total %d; the test needs a wrong Source guess", f.Format, f.Total)
+	}
+	if err := addAll(&r, [][]byte{gold}); err != nil {
+		t.Errorf("guessed total 0x25: %v", err)
 	}
 	small := Reassembler{MaxFragments: 4}
 	if err := addAll(&small, split(t, SplitWriter{}, 1, payload)); !errors.Is(err, ErrTooManyFragments) {
