@@ -1,0 +1,268 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/scan"
+)
+
+// appendJSON appends v as json.Marshal would (which is what
+// object.MarshalJSON produces), without reflection for the types the result objects
+// hold: at thousands of results a second, object.MarshalJSON's
+// marshal-per-field and re-compaction of nested objects cost more than
+// the queries.
+func appendJSON(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case object:
+		b = append(b, '{')
+		for i, f := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, f.key)
+			b = append(b, ':')
+			b = appendJSON(b, f.value)
+		}
+		return append(b, '}')
+	case []object:
+		if v == nil {
+			return append(b, "null"...)
+		}
+		b = append(b, '[')
+		for i, o := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSON(b, o)
+		}
+		return append(b, ']')
+	case string:
+		return appendJSONString(b, v)
+	case playerList:
+		return appendPlayers(b, v.p)
+	case ruleList:
+		return appendRules(b, v.r)
+	case bool:
+		return strconv.AppendBool(b, v)
+	case nil:
+		return append(b, "null"...)
+	case int:
+		return strconv.AppendInt(b, int64(v), 10)
+	case int32:
+		return strconv.AppendInt(b, int64(v), 10)
+	case uint8:
+		return strconv.AppendUint(b, uint64(v), 10)
+	case uint16:
+		return strconv.AppendUint(b, uint64(v), 10)
+	case uint32:
+		return strconv.AppendUint(b, uint64(v), 10)
+	case uint64:
+		return strconv.AppendUint(b, v, 10)
+	case float64:
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			return appendJSONFloat(b, v)
+		}
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return appendJSONString(b, err.Error())
+	}
+	return append(b, data...)
+}
+
+// appendJSONFloat formats as encoding/json does: plain decimals, and an
+// exponent only for very small or very large magnitudes.
+func appendJSONFloat(b []byte, f float64) []byte {
+	abs := math.Abs(f)
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		data, _ := json.Marshal(f) // rare: keep encoding/json's exponent format
+		return append(b, data...)
+	}
+	return strconv.AppendFloat(b, f, 'f', -1, 64)
+}
+
+// appendJSONString appends s quoted, escaping as json.Marshal does:
+// quotes, backslashes, control characters, <, > and &, U+2028 and
+// U+2029, and invalid UTF-8 as U+FFFD.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// playerList and ruleList are lists that appendJSON encodes straight
+// from the replies, into the output buffer.
+type (
+	playerList struct{ p *a2s.Players }
+	ruleList   struct{ r *a2s.Rules }
+)
+
+// appendScanResult appends r as the JSON line `gsq scan` prints: the
+// object of `gsq query --json`. The envelope and info come from the
+// result builder (A2SResult.JSON); the player and rule lists, which are
+// most of the bytes and allocations, are encoded straight from the
+// replies. TestScanJSONMatchesBuilder holds the two byte for byte equal.
+func appendScanResult(b []byte, r *scan.Result) []byte {
+	res := a2sResultOf(r)
+	players, rules := res.Players, res.Rules
+	res.Players, res.Rules = nil, nil
+	o := res.JSON()
+	if players != nil || rules != nil {
+		// A server that sent lists answered: no top-level error.
+		for i := range o {
+			if o[i].key == "error" {
+				o[i].value = nil
+			}
+		}
+	}
+	if players != nil {
+		o = insertBefore(o, field{"players", playerList{players}}, "rules", "error")
+	}
+	if rules != nil {
+		o = insertBefore(o, field{"rules", ruleList{rules}}, "error")
+	}
+	return appendJSON(b, o)
+}
+
+// insertBefore inserts f before the first of keys present in o, or at the
+// end.
+func insertBefore(o object, f field, keys ...string) object {
+	at := len(o)
+	for i, g := range o {
+		if slices.Contains(keys, g.key) {
+			at = i
+			break
+		}
+	}
+	return slices.Insert(o, at, f)
+}
+
+// a2sResultOf is r as the result builder's input.
+func a2sResultOf(r *scan.Result) *A2SResult {
+	res := &A2SResult{Address: r.Target.String(), Err: r.Err}
+	if r.Addr.IsValid() {
+		res.Address = r.Addr.String()
+	}
+	if a := r.A2S; a != nil {
+		res.Ping, res.Info, res.GoldSource, res.InfoErr = a.Ping, a.Info, a.GoldSource, a.InfoErr
+		res.Players, res.PlayersErr, res.Rules, res.RulesErr = a.Players, a.PlayersErr, a.Rules, a.RulesErr
+	}
+	return res
+}
+
+// appendPlayers encodes the list as playersJSON builds it.
+func appendPlayers(b []byte, p *a2s.Players) []byte {
+	b = append(b, '[')
+	for i, pl := range p.List {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"index":`...)
+		b = strconv.AppendUint(b, uint64(pl.Index), 10)
+		b = appendTextField(b, ",", "name", pl.Name)
+		b = append(b, `,"score":`...)
+		b = strconv.AppendInt(b, int64(pl.Score), 10)
+		b = append(b, `,"duration":`...)
+		b = appendJSON(b, roundFloat(float64(pl.Duration), 3))
+		if p.Ship {
+			b = append(b, `,"deaths":`...)
+			b = strconv.AppendInt(b, int64(pl.Deaths), 10)
+			b = append(b, `,"money":`...)
+			b = strconv.AppendInt(b, int64(pl.Money), 10)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// appendRules encodes the list as rulesJSON builds it.
+func appendRules(b []byte, r *a2s.Rules) []byte {
+	b = append(b, '[')
+	for i, rule := range r.List {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendTextField(b, "{", "name", rule.Name)
+		b = appendTextField(b, ",", "value", rule.Value)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// appendTextField appends sep and the field key: raw as object.text
+// does: the string, plus a base64 twin when raw is not UTF-8.
+func appendTextField(b []byte, sep, key string, raw []byte) []byte {
+	b = append(b, sep...)
+	b = appendJSONString(b, key)
+	b = append(b, ':')
+	if utf8.Valid(raw) {
+		return appendJSONBytes(b, raw)
+	}
+	b = appendJSONBytes(b, bytes.ToValidUTF8(raw, []byte("\uFFFD")))
+	b = append(b, ',')
+	b = appendJSONString(b, key+"_b64")
+	b = append(b, ':', '"')
+	b = base64.StdEncoding.AppendEncode(b, raw)
+	return append(b, '"')
+}
+
+// appendJSONBytes is appendJSONString for a byte slice, without copying
+// it to a string.
+func appendJSONBytes(b []byte, s []byte) []byte {
+	return appendJSONString(b, unsafe.String(unsafe.SliceData(s), len(s)))
+}

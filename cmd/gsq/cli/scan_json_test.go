@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/scan"
+	"github.com/gsq-project/gsq/sim"
+)
+
+// builderJSON is the reference: the result builder's object through
+// encoding/json.
+func builderJSON(t testing.TB, r *scan.Result) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(a2sResultOf(r).JSON()); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+func scanResults() map[string]*scan.Result {
+	c := sim.FleetContent(7)
+	info, players, rules := c.A2S(27015)
+	odd := &a2s.Players{Ship: true, List: []a2s.Player{
+		{Index: 1, Name: a2s.Text("bad\xff\xfe utf8 \"quoted\" \\ \x01\t\n"), Score: -5, Duration: 12.3456789, Deaths: 3, Money: 900},
+		{Index: 2, Name: a2s.Text("line\u2028sep\u2029 <html> & ü"), Duration: float32(math.Inf(1))},
+		{Index: 3, Name: nil, Duration: -1},
+	}}
+	oddRules := &a2s.Rules{List: []a2s.Rule{
+		{Name: a2s.Text("\x01\x02binary"), Value: a2s.Text("\x00\xff")},
+		{Name: a2s.Text("tiny"), Value: a2s.Text("1e-9")},
+	}}
+	gold := &a2s.Info{Format: a2s.TypeInfoReplyGoldSource, Name: a2s.Text("gold"), Address: a2s.Text("1.2.3.4:27015"),
+		Mod: &a2s.ModInfo{Link: a2s.Text("http://x")}}
+	addr := scan.ParseTarget(1, "127.0.0.1:27015", 27015)
+	timeout := fmt.Errorf("wrapped: %w", a2s.ErrTimeout)
+	bad := &a2s.ParseError{Packet: "rules", Offset: 9, Err: a2s.ErrTruncated}
+	res := func(a *scan.A2SResult) *scan.Result {
+		return &scan.Result{Target: addr, Addr: addr.Addr, A2S: a}
+	}
+	return map[string]*scan.Result{
+		"full":             res(&scan.A2SResult{Ping: 1234567 * time.Nanosecond, Info: info, Players: players, Rules: rules}),
+		"info failed":      res(&scan.A2SResult{InfoErr: timeout, Players: players, Rules: rules}),
+		"players failed":   res(&scan.A2SResult{Info: info, PlayersErr: bad, Rules: rules}),
+		"rules failed":     res(&scan.A2SResult{Info: info, Players: players, RulesErr: bad}),
+		"only lists":       res(&scan.A2SResult{Players: odd, Rules: oddRules}),
+		"all timed out":    res(&scan.A2SResult{InfoErr: timeout, PlayersErr: timeout, RulesErr: timeout}),
+		"goldsource":       res(&scan.A2SResult{Info: gold, GoldSource: gold, Players: &a2s.Players{}, Rules: &a2s.Rules{}}),
+		"bad target":       {Target: scan.ParseTarget(3, "nope:x", 27015), Status: scan.StatusFailed, Err: errors.New("scan: bad target")},
+		"unresolved name":  {Target: scan.ParseTarget(4, "example.invalid", 27015), Err: errors.New("no such host")},
+		"players, no info": res(&scan.A2SResult{Players: players}),
+	}
+}
+
+func TestScanJSONMatchesBuilder(t *testing.T) {
+	for name, r := range scanResults() {
+		got, want := appendScanResult(nil, r), builderJSON(t, r)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
+		}
+	}
+}
+
+func BenchmarkScanJSON(b *testing.B) {
+	r := scanResults()["full"]
+	b.Run("builder", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			builderJSON(b, r)
+		}
+	})
+	b.Run("scan", func(b *testing.B) {
+		var buf []byte
+		b.ReportAllocs()
+		for b.Loop() {
+			buf = appendScanResult(buf[:0], r)
+		}
+	})
+}
