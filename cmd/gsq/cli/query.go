@@ -86,7 +86,7 @@ Exit codes: 0 every section answered, 1 a server answered badly,
 	f.BoolVar(&o.info, "info", false, "ask for info (default: info, players and rules)")
 	f.BoolVar(&o.players, "players", false, "ask for the player list")
 	f.BoolVar(&o.rules, "rules", false, "ask for the rules")
-	f.StringVar(&o.fields, "fields", "", "OGP: comma-separated fields to request (info,teams,players,rules,addons,limits; default all)")
+	f.StringVar(&o.fields, "fields", "", "OGP: comma-separated fields to request: info, teams, players, rules, addons, limits, colors (default all)")
 	f.StringVar(&o.dialect, "dialect", "v0.91", "OGP: protocol dialect, v0.91 or v1")
 	return cmd
 }
