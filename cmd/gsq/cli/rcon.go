@@ -161,6 +161,7 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 		return err
 	}
 	defer closeScript()
+	shell := len(args) == 1 && script == nil && stdinTTY
 	if len(args) == 1 && script == nil {
 		if stdinTTY {
 			if o.json {
@@ -174,13 +175,16 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 	if err != nil {
 		return err
 	}
+	// With --continue-on-error, a command after a dropped connection
+	// dials again (with backoff); the shell reconnects on its own terms.
+	t.opts.Reconnect = o.continueOnError && !shell
 	out := newRconPrinter(env, o, t.password)
 	client, err := t.dial(ctx)
 	if err != nil {
 		return silentExit(out.fail(t, "", err, true))
 	}
 	defer client.Close()
-	if len(args) == 1 && script == nil {
+	if shell {
 		return runRconShell(ctx, env, t, client, out)
 	}
 	next := commandSource(args[1:], script)

@@ -277,6 +277,25 @@ func TestRconUnreachable(t *testing.T) {
 	})
 }
 
+func TestRconContinueAfterDrop(t *testing.T) {
+	// The server closes each connection after 79 bytes: the login (28)
+	// and one answer with its probe replies (16 + 14 + 21).
+	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{DropAfterBytes: 79})
+	args := []string{"rcon", addr, "echo a", "echo b", "echo c"}
+	r := withPassword.run(t, args...)
+	r.want(t, ExitFailure, "a\n")
+	// With --continue-on-error gsq dials again. Whether "echo b" fails
+	// depends on whether the client saw the close before sending it; "echo
+	// c" always runs.
+	r = withPassword.run(t, append([]string{"rcon", "--continue-on-error"}, args[1:]...)...)
+	switch {
+	case r.code == ExitOK && r.stdout == "a\nb\nc\n":
+	case r.code == ExitFailure && r.stdout == "a\nc\n" && strings.Contains(r.stderr, `"echo b"`):
+	default:
+		t.Errorf("exit %d, stdout %q, stderr %q; want c to run after the drop", r.code, r.stdout, r.stderr)
+	}
+}
+
 func TestRconUsage(t *testing.T) {
 	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
 	for _, args := range [][]string{
