@@ -82,6 +82,7 @@ type Client struct {
 	initErr  error
 	conn     net.PacketConn
 	udp      *net.UDPConn // conn, when it is one (allocation-free I/O)
+	batch    *batchWriter // sends requests with sendmmsg, when available
 	loopDone chan struct{}
 
 	mu         sync.Mutex
@@ -267,6 +268,9 @@ func (c *Client) init() error {
 		}
 		c.conn = conn
 		c.udp, _ = conn.(*net.UDPConn)
+		if c.udp != nil {
+			c.batch = newBatchWriter(c.udp)
+		}
 		c.peers = make(map[netip.AddrPort]*peer)
 		c.challenges = make(map[netip.AddrPort]uint32)
 		c.loopDone = make(chan struct{})
@@ -616,6 +620,11 @@ func (c *Client) write(cl *call, b []byte) error {
 	cl.req = b
 	if c.Debug != nil {
 		c.Debug("send", cl.addr, b)
+	}
+	if c.batch != nil {
+		if err := c.batch.write(b, cl.addr); err != errNotBatched {
+			return err
+		}
 	}
 	var err error
 	if c.udp != nil {

@@ -1,8 +1,10 @@
 package a2s
 
 import (
+	"errors"
 	"net"
 	"net/netip"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -83,4 +85,143 @@ func sockaddrToAddrPort(sa *syscall.RawSockaddrInet6) netip.AddrPort {
 		return netip.AddrPortFrom(netip.AddrFrom16(sa.Addr), port)
 	}
 	return netip.AddrPort{}
+}
+
+// writeBatch is how many datagrams one sendmmsg(2) call may carry.
+const writeBatch = 32
+
+// maxBatchedRequest bounds the requests the batch writer copies; longer
+// ones (padded requests) are written directly.
+const maxBatchedRequest = 64
+
+// batchWriter sends requests with sendmmsg(2), combining the requests of
+// concurrent queries: the goroutine that finds the writer idle sends what
+// is queued, including what others queue meanwhile, and the others return
+// at once. A send error is returned to the query whose request failed only
+// when that query did the sending; others then time out.
+type batchWriter struct {
+	rc syscall.RawConn
+	v6 bool // the socket is AF_INET6
+
+	mu    sync.Mutex
+	queue []outDatagram
+	spare []outDatagram
+	busy  bool
+
+	// used by the sending goroutine only
+	msgs  [writeBatch]mmsghdr
+	iovs  [writeBatch]syscall.Iovec
+	names [writeBatch]syscall.RawSockaddrInet6
+}
+
+type outDatagram struct {
+	to netip.AddrPort
+	n  int
+	b  [maxBatchedRequest]byte
+}
+
+func newBatchWriter(conn *net.UDPConn) *batchWriter {
+	if sysSendmmsg == 0 {
+		return nil
+	}
+	rc, err := conn.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	w := &batchWriter{rc: rc}
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		var sa syscall.Sockaddr
+		sa, serr = syscall.Getsockname(int(fd))
+		_, w.v6 = sa.(*syscall.SockaddrInet6)
+	}); err != nil || serr != nil {
+		return nil
+	}
+	for i := range w.msgs {
+		w.msgs[i].hdr.Iov = &w.iovs[i]
+		w.msgs[i].hdr.Iovlen = 1
+		w.msgs[i].hdr.Name = (*byte)(unsafe.Pointer(&w.names[i]))
+	}
+	return w
+}
+
+// write queues b for to and, unless another goroutine is sending, sends
+// the queue.
+func (w *batchWriter) write(b []byte, to netip.AddrPort) error {
+	if len(b) > maxBatchedRequest || (!w.v6 && !to.Addr().Unmap().Is4()) {
+		return errNotBatched
+	}
+	w.mu.Lock()
+	w.queue = append(w.queue, outDatagram{to: to, n: len(b)})
+	copy(w.queue[len(w.queue)-1].b[:], b)
+	if w.busy {
+		w.mu.Unlock()
+		return nil
+	}
+	w.busy = true // the queue was empty: b is its first datagram
+	var err error
+	for first := true; len(w.queue) > 0; first = false {
+		batch := w.queue
+		w.queue, w.spare = w.spare[:0], nil
+		w.mu.Unlock()
+		if e := w.send(batch); first {
+			err = e
+		}
+		w.mu.Lock()
+		w.spare = batch[:0]
+	}
+	w.busy = false
+	w.mu.Unlock()
+	return err
+}
+
+// errNotBatched makes the caller write the datagram itself.
+var errNotBatched = errors.New("a2s: datagram not batched")
+
+// send writes batch and returns the error of its first datagram, if any.
+func (w *batchWriter) send(batch []outDatagram) error {
+	var firstErr error
+	for start := 0; start < len(batch); {
+		n := min(len(batch)-start, writeBatch)
+		for i := range n {
+			d := &batch[start+i]
+			w.iovs[i].Base = &d.b[0]
+			w.iovs[i].SetLen(d.n)
+			w.msgs[i].hdr.Namelen = w.sockaddr(&w.names[i], d.to)
+		}
+		var sent int
+		var errno syscall.Errno
+		err := w.rc.Write(func(fd uintptr) bool {
+			r, _, e := syscall.Syscall6(sysSendmmsg, fd, uintptr(unsafe.Pointer(&w.msgs[0])), uintptr(n), 0, 0, 0)
+			if e == syscall.EAGAIN || e == syscall.EINTR {
+				return false
+			}
+			sent, errno = int(r), e
+			return true
+		})
+		if err == nil && errno != 0 {
+			err = errno
+		}
+		if err != nil || sent == 0 {
+			// the datagram at start failed: drop it and go on
+			if start == 0 && firstErr == nil {
+				firstErr = err
+			}
+			sent = 1
+		}
+		start += sent
+	}
+	return firstErr
+}
+
+// sockaddr fills sa for to in the socket's family and returns its length.
+func (w *batchWriter) sockaddr(sa *syscall.RawSockaddrInet6, to netip.AddrPort) uint32 {
+	port := to.Port()
+	if w.v6 {
+		*sa = syscall.RawSockaddrInet6{Family: syscall.AF_INET6, Port: port>>8 | port<<8, Addr: to.Addr().As16()}
+		return syscall.SizeofSockaddrInet6
+	}
+	sa4 := (*syscall.RawSockaddrInet4)(unsafe.Pointer(sa))
+	*sa4 = syscall.RawSockaddrInet4{Family: syscall.AF_INET, Port: port>>8 | port<<8, Addr: to.Addr().Unmap().As4()}
+	return syscall.SizeofSockaddrInet4
 }

@@ -13,3 +13,12 @@ type batchReader struct{}
 func newBatchReader(*net.UDPConn) *batchReader { return nil }
 
 func (*batchReader) run(func(netip.AddrPort, []byte)) error { panic("unreachable") }
+
+// batchWriter is only implemented on Linux (sendmmsg).
+type batchWriter struct{}
+
+func newBatchWriter(*net.UDPConn) *batchWriter { return nil }
+
+func (*batchWriter) write([]byte, netip.AddrPort) error { panic("unreachable") }
+
+var errNotBatched error
