@@ -470,3 +470,14 @@ func BenchmarkClientQuery(b *testing.B) {
 		}
 	})
 }
+
+// TestClientSendError: a request the kernel refuses (port 0) fails at once
+// with the socket's error, not a timeout.
+func TestClientSendError(t *testing.T) {
+	c := &a2s.Client{Timeout: 10 * time.Second}
+	defer c.Close()
+	_, err := c.Info(testCtx(t), netip.MustParseAddrPort("127.0.0.1:0"))
+	if err == nil || errors.Is(err, a2s.ErrTimeout) {
+		t.Fatalf("err = %v, want the send error", err)
+	}
+}
