@@ -448,14 +448,15 @@ func (r *Reassembler) complete(p *pendingSplit, maxFrags int) ([]byte, bool, err
 	if have < total {
 		return nil, false, nil
 	}
+	// Two passes over the (already validated) headers: size, then copy.
 	size := 0
-	frags := make([]Fragment, total)
 	for n := range total {
-		frags[n], _ = parseFragmentAs(p.raws[index[n]-1], p.format)
-		size += len(frags[n].Payload)
+		fr, _ := parseFragmentAs(p.raws[index[n]-1], p.format)
+		size += len(fr.Payload)
 	}
 	out := make([]byte, 4, 4+size)
-	for _, fr := range frags {
+	for n := range total {
+		fr, _ := parseFragmentAs(p.raws[index[n]-1], p.format)
 		out = append(out, fr.Payload...)
 	}
 	body := out[4:]
