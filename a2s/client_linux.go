@@ -22,6 +22,9 @@ type mmsghdr struct {
 // (and one wake-up of the read loop) returns several replies.
 type batchReader struct {
 	rc    syscall.RawConn
+	recv  func(fd uintptr) bool // made once: a closure per call would allocate
+	n     int
+	errno syscall.Errno
 	msgs  [readBatch]mmsghdr
 	iovs  [readBatch]syscall.Iovec
 	names [readBatch]syscall.RawSockaddrInet6
@@ -34,6 +37,7 @@ func newBatchReader(conn *net.UDPConn) *batchReader {
 		return nil
 	}
 	r := &batchReader{rc: rc}
+	r.recv = r.recvmmsg
 	for i := range r.bufs {
 		r.bufs[i] = make([]byte, receiveBufferSize)
 		r.iovs[i].Base = &r.bufs[i][0]
@@ -48,30 +52,30 @@ func newBatchReader(conn *net.UDPConn) *batchReader {
 // run reads until the socket fails, handing every datagram to fn.
 func (r *batchReader) run(fn func(from netip.AddrPort, b []byte)) error {
 	for {
-		var n int
-		var errno syscall.Errno
-		err := r.rc.Read(func(fd uintptr) bool {
-			for i := range r.msgs {
-				r.msgs[i].hdr.Namelen = syscall.SizeofSockaddrInet6
-				r.msgs[i].hdr.Flags = 0
-			}
-			got, _, e := syscall.Syscall6(syscall.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&r.msgs[0])), readBatch, 0, 0, 0)
-			if e == syscall.EAGAIN || e == syscall.EINTR {
-				return false // wait until readable
-			}
-			n, errno = int(got), e
-			return true
-		})
-		if err != nil {
+		if err := r.rc.Read(r.recv); err != nil {
 			return err
 		}
-		if errno != 0 {
-			return errno
+		if r.errno != 0 {
+			return r.errno
 		}
-		for i := range n {
+		for i := range r.n {
 			fn(sockaddrToAddrPort(&r.names[i]), r.bufs[i][:r.msgs[i].len])
 		}
 	}
+}
+
+// recvmmsg is the rc.Read callback: one recvmmsg(2) call.
+func (r *batchReader) recvmmsg(fd uintptr) bool {
+	for i := range r.msgs {
+		r.msgs[i].hdr.Namelen = syscall.SizeofSockaddrInet6
+		r.msgs[i].hdr.Flags = 0
+	}
+	got, _, e := syscall.Syscall6(syscall.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&r.msgs[0])), readBatch, 0, 0, 0)
+	if e == syscall.EAGAIN || e == syscall.EINTR {
+		return false // wait until readable
+	}
+	r.n, r.errno = int(got), e
+	return true
 }
 
 // sockaddrToAddrPort decodes the source address recvmmsg stored.
@@ -109,9 +113,13 @@ type batchWriter struct {
 	busy  bool
 
 	// used by the sending goroutine only
-	msgs  [writeBatch]mmsghdr
-	iovs  [writeBatch]syscall.Iovec
-	names [writeBatch]syscall.RawSockaddrInet6
+	sendFn func(fd uintptr) bool // made once: a closure per call would allocate
+	count  int                   // datagrams in msgs
+	sent   int
+	errno  syscall.Errno
+	msgs   [writeBatch]mmsghdr
+	iovs   [writeBatch]syscall.Iovec
+	names  [writeBatch]syscall.RawSockaddrInet6
 }
 
 type outDatagram struct {
@@ -129,6 +137,7 @@ func newBatchWriter(conn *net.UDPConn) *batchWriter {
 		return nil
 	}
 	w := &batchWriter{rc: rc}
+	w.sendFn = w.sendmmsg
 	var serr error
 	if err := rc.Control(func(fd uintptr) {
 		var sa syscall.Sockaddr
@@ -189,18 +198,11 @@ func (w *batchWriter) send(batch []outDatagram) error {
 			w.iovs[i].SetLen(d.n)
 			w.msgs[i].hdr.Namelen = w.sockaddr(&w.names[i], d.to)
 		}
-		var sent int
-		var errno syscall.Errno
-		err := w.rc.Write(func(fd uintptr) bool {
-			r, _, e := syscall.Syscall6(sysSendmmsg, fd, uintptr(unsafe.Pointer(&w.msgs[0])), uintptr(n), 0, 0, 0)
-			if e == syscall.EAGAIN || e == syscall.EINTR {
-				return false
-			}
-			sent, errno = int(r), e
-			return true
-		})
-		if err == nil && errno != 0 {
-			err = errno
+		w.count = n
+		err := w.rc.Write(w.sendFn)
+		sent := w.sent
+		if err == nil && w.errno != 0 {
+			err = w.errno
 		}
 		if err != nil || sent == 0 {
 			// the datagram at start failed: drop it and go on
@@ -212,6 +214,16 @@ func (w *batchWriter) send(batch []outDatagram) error {
 		start += sent
 	}
 	return firstErr
+}
+
+// sendmmsg is the rc.Write callback: one sendmmsg(2) call.
+func (w *batchWriter) sendmmsg(fd uintptr) bool {
+	r, _, e := syscall.Syscall6(sysSendmmsg, fd, uintptr(unsafe.Pointer(&w.msgs[0])), uintptr(w.count), 0, 0, 0)
+	if e == syscall.EAGAIN || e == syscall.EINTR {
+		return false
+	}
+	w.sent, w.errno = int(r), e
+	return true
 }
 
 // sockaddr fills sa for to in the socket's family and returns its length.
