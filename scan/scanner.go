@@ -18,7 +18,7 @@ const (
 	DefaultRate         = 20000 // datagrams per second
 	DefaultRetries      = 3
 	DefaultTimeout      = time.Second
-	DefaultMinTimeout   = 100 * time.Millisecond
+	DefaultMinTimeout   = 200 * time.Millisecond
 	DefaultSockets      = 2
 	DefaultSocketBuffer = 4 << 20
 )
