@@ -38,8 +38,10 @@ var ErrClientClosed = errors.New("a2s: client closed")
 // Client queries game servers. It is safe for concurrent use: all queries
 // share one UDP socket, read by one goroutine that hands each datagram to
 // the query it answers (matched by source address and reply type; stray
-// datagrams are dropped). The zero value is ready to use; call Close to
-// release the socket.
+// datagrams are dropped). Split replies are reassembled per server, several
+// split IDs at a time. On Linux, replies are read with recvmmsg(2) and the
+// requests of concurrent queries are sent together with sendmmsg(2). The
+// zero value is ready to use; call Close to release the socket.
 //
 // Every query follows the challenge protocol whatever its type: an S2C_CHALLENGE
 // ('A') reply makes the client resend the request with the echoed 4 bytes, at
@@ -67,8 +69,8 @@ type Client struct {
 	GoldSourceGrace time.Duration
 	// LegacyChallenge makes Players and Rules fetch a missing challenge
 	// with A2S_SERVERQUERY_GETCHALLENGE ('W', 0x57) instead of a request
-	// carrying -1. The 'W' request is padded with four 0xFF bytes so that a
-	// server refusing to amplify can still answer it.
+	// carrying -1. The 'W' request is padded with four bytes to the size of
+	// the 'A' reply, so that a server refusing to amplify can answer it.
 	LegacyChallenge bool
 	// PacketConn is the socket to use. If nil, the client opens a UDP
 	// socket on first use. The Client owns it either way: Close closes it.
@@ -303,7 +305,8 @@ func (c *Client) Close() error {
 
 // Info sends A2S_INFO to addr and returns its answer. When the server sends
 // both a GoldSource 'm' reply and a Source 'I' reply, Info waits
-// GoldSourceGrace after the 'm' one for the 'I' one and returns both.
+// GoldSourceGrace after the 'm' one for the 'I' one and returns both (a
+// second reply that does not parse is ignored).
 func (c *Client) Info(ctx context.Context, addr netip.AddrPort) (*InfoResult, error) {
 	cl, ev, rtt, err := c.query(ctx, addr, kindInfo)
 	if err != nil {
@@ -333,10 +336,7 @@ func (c *Client) Info(ctx context.Context, addr netip.AddrPort) (*InfoResult, er
 				}
 				return res, nil // closed: keep what we have
 			}
-			if err := res.add(ev.buf); err != nil {
-				return nil, err
-			}
-			if res.Info.Format != TypeInfoReplyGoldSource {
+			if err := res.add(ev.buf); err == nil && res.Info.Format != TypeInfoReplyGoldSource {
 				return res, nil
 			}
 		case <-cl.timer.C:
@@ -532,6 +532,7 @@ func (c *Client) closedErr() error {
 func (c *Client) register(addr netip.AddrPort, kind queryKind) (cl *call, chal uint32, has bool, err error) {
 	cl = callPool.Get().(*call)
 	cl.kind, cl.addr = kind, addr
+	cl.sent.Store(0)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed || c.readErr != nil {
