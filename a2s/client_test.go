@@ -481,3 +481,26 @@ func TestClientSendError(t *testing.T) {
 		t.Fatalf("err = %v, want the send error", err)
 	}
 }
+
+// wrappedConn hides *net.UDPConn so that the client takes its generic
+// net.PacketConn path.
+type wrappedConn struct{ net.PacketConn }
+
+func TestClientGenericPacketConn(t *testing.T) {
+	srv := a2stest.NewServer(a2stest.Profile{RateLimit: -1})
+	defer srv.Close()
+	pc := listenLoopback(t)
+	c := &a2s.Client{Timeout: time.Second, PacketConn: wrappedConn{pc}}
+	defer c.Close()
+	ctx := testCtx(t)
+	res, err := c.Info(ctx, srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInfo(t, res.Info, a2stest.DefaultInfo())
+	rules, err := c.Rules(ctx, srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRules(t, rules, a2stest.DefaultRules())
+}
