@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -281,18 +282,31 @@ func TestRconContinueAfterDrop(t *testing.T) {
 	// The server closes each connection after 79 bytes: the login (28)
 	// and one answer with its probe replies (16 + 14 + 21).
 	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{DropAfterBytes: 79})
-	args := []string{"rcon", addr, "echo a", "echo b", "echo c"}
-	r := withPassword.run(t, args...)
+	cmds := []string{"echo a", "echo b", "echo c", "echo d", "echo e"}
+	r := withPassword.run(t, append([]string{"rcon", addr}, cmds...)...)
 	r.want(t, ExitFailure, "a\n")
-	// With --continue-on-error gsq dials again. Whether "echo b" fails
-	// depends on whether the client saw the close before sending it; "echo
-	// c" always runs.
-	r = withPassword.run(t, append([]string{"rcon", "--continue-on-error"}, args[1:]...)...)
-	switch {
-	case r.code == ExitOK && r.stdout == "a\nb\nc\n":
-	case r.code == ExitFailure && r.stdout == "a\nc\n" && strings.Contains(r.stderr, `"echo b"`):
-	default:
-		t.Errorf("exit %d, stdout %q, stderr %q; want c to run after the drop", r.code, r.stdout, r.stderr)
+
+	// With --continue-on-error gsq dials again. A command fails when the
+	// client sends it before seeing the close; the one after a failure
+	// goes out on a fresh connection and must work.
+	r = withPassword.run(t, append([]string{"rcon", "--continue-on-error", addr}, cmds...)...)
+	failed := 0
+	prevFailed := false
+	out := r.stdout
+	for _, c := range cmds {
+		want := strings.TrimPrefix(c, "echo ") + "\n"
+		if rest, ok := strings.CutPrefix(out, want); ok {
+			out, prevFailed = rest, false
+			continue
+		}
+		if prevFailed || c == "echo a" || !strings.Contains(r.stderr, strconv.Quote(c)) {
+			t.Fatalf("%q neither ran nor failed alone: exit %d, stdout %q, stderr %q", c, r.code, r.stdout, r.stderr)
+		}
+		failed++
+		prevFailed = true
+	}
+	if out != "" || (failed == 0) != (r.code == ExitOK) || (failed > 0 && r.code != ExitFailure) {
+		t.Errorf("exit %d with %d failures, stdout %q", r.code, failed, r.stdout)
 	}
 }
 
