@@ -640,7 +640,7 @@ func (c *Client) write(cl *call, b []byte) error {
 func (c *Client) readLoop() {
 	defer close(c.loopDone)
 	if c.udp != nil {
-		if br := newBatchReader(c.udp); br != nil {
+		if br := newBatchReader(c.udp, receiveBufferSize); br != nil {
 			c.fail(br.run(c.received))
 			return
 		}

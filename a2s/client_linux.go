@@ -31,7 +31,9 @@ type batchReader struct {
 	bufs  [readBatch][]byte
 }
 
-func newBatchReader(conn *net.UDPConn) *batchReader {
+// newBatchReader returns a reader of datagrams up to size bytes (longer ones
+// are truncated), or nil if conn cannot give its descriptor.
+func newBatchReader(conn *net.UDPConn, size int) *batchReader {
 	rc, err := conn.SyscallConn()
 	if err != nil {
 		return nil
@@ -39,9 +41,9 @@ func newBatchReader(conn *net.UDPConn) *batchReader {
 	r := &batchReader{rc: rc}
 	r.recv = r.recvmmsg
 	for i := range r.bufs {
-		r.bufs[i] = make([]byte, receiveBufferSize)
+		r.bufs[i] = make([]byte, size)
 		r.iovs[i].Base = &r.bufs[i][0]
-		r.iovs[i].SetLen(receiveBufferSize)
+		r.iovs[i].SetLen(size)
 		r.msgs[i].hdr.Iov = &r.iovs[i]
 		r.msgs[i].hdr.Iovlen = 1
 		r.msgs[i].hdr.Name = (*byte)(unsafe.Pointer(&r.names[i]))

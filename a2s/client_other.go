@@ -10,7 +10,7 @@ import (
 // batchReader is only implemented on Linux (recvmmsg).
 type batchReader struct{}
 
-func newBatchReader(*net.UDPConn) *batchReader { return nil }
+func newBatchReader(*net.UDPConn, int) *batchReader { return nil }
 
 func (*batchReader) run(func(netip.AddrPort, []byte)) error { panic("unreachable") }
 

@@ -194,6 +194,15 @@ func (s *Server) Serve(pc net.PacketConn) error {
 	if udp == nil {
 		w = packetConnWriter{pc}
 	}
+	if udp != nil {
+		if br := newBatchReader(udp, serverReadBufferSize); br != nil {
+			err := br.run(func(from netip.AddrPort, b []byte) { s.handle(st, w, from, b) })
+			if s.inShutdown.Load() {
+				return ErrServerClosed
+			}
+			return err
+		}
+	}
 	buf := make([]byte, serverReadBufferSize)
 	for {
 		var (
