@@ -160,14 +160,15 @@ func (s *tmuxSession) waitText(text string) {
 	s.waitFor(fmt.Sprintf("%q", text), func(screen []string) bool { return strings.Contains(strings.Join(screen, "\n"), text) })
 }
 
-// waitExit waits for gsq to exit and returns its exit status.
+// waitExit waits for gsq to exit and returns "STATUS:SIGNAL".
 func (s *tmuxSession) waitExit() string {
 	s.t.Helper()
 	var st string
 	for range 200 {
-		st = strings.TrimSpace(s.run("display-message", "-p", "-t", s.name, "#{pane_dead} #{pane_dead_status}"))
-		if strings.HasPrefix(st, "1 ") {
-			return strings.TrimPrefix(st, "1 ")
+		// tmux may mark the pane dead a moment before it has the status.
+		st = s.run("display-message", "-p", "-t", s.name, "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}")
+		if dead, rest, _ := strings.Cut(strings.TrimSpace(st), ":"); dead == "1" && rest != "::" {
+			return rest
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -296,7 +297,7 @@ func TestRconShellTmux(t *testing.T) {
 
 	s.text(":q")
 	s.keys("Enter")
-	if st := s.waitExit(); st != "0" {
+	if st := s.waitExit(); st != "0:" {
 		t.Errorf(":q: exit status %s, want 0", st)
 	}
 
@@ -329,7 +330,7 @@ func TestRconShellTmux(t *testing.T) {
 		t.Errorf("server ran %q, want one \"echo lost\"", rec)
 	}
 	s.keys("C-d")
-	if st := s.waitExit(); st != "0" {
+	if st := s.waitExit(); st != "0:" {
 		t.Errorf("Ctrl-D: exit status %s, want 0", st)
 	}
 	if strings.Contains(strings.Join(s.screen(), "\n"), testPassword) {
