@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/netip"
 	"sync"
 	"sync/atomic"
@@ -81,6 +80,7 @@ type Fleet struct {
 	servers []*fleetServer
 	wg      sync.WaitGroup
 	closed  atomic.Bool
+	loops   []*epollLoop // Linux: the event loops serving the sockets
 }
 
 // RunFleet serves a fleet until ctx is done. logf, if not nil, is told
@@ -137,7 +137,8 @@ func StartFleet(cfg FleetConfig) (*Fleet, error) {
 		c := content(i)
 		srv, err := newFleetServer(cfg, i, port, &c)
 		if err == nil {
-			srv.conn, err = net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(ip, port)))
+			srv.addr = netip.AddrPortFrom(ip, port)
+			err = srv.listen()
 		}
 		if err != nil {
 			f.Close()
@@ -145,20 +146,15 @@ func StartFleet(cfg FleetConfig) (*Fleet, error) {
 		}
 		f.servers = append(f.servers, srv)
 	}
-	for _, srv := range f.servers {
-		f.wg.Add(1)
-		go func() {
-			defer f.wg.Done()
-			srv.serve()
-		}()
+	if err := f.start(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("sim: fleet: %w", err)
 	}
 	return f, nil
 }
 
 // Addr is the address of server i.
-func (f *Fleet) Addr(i int) netip.AddrPort {
-	return f.servers[i].conn.LocalAddr().(*net.UDPAddr).AddrPort()
-}
+func (f *Fleet) Addr(i int) netip.AddrPort { return f.servers[i].addr }
 
 // Len is the number of servers.
 func (f *Fleet) Len() int { return len(f.servers) }
@@ -180,18 +176,21 @@ func (f *Fleet) Close() {
 	if f.closed.Swap(true) {
 		return
 	}
+	f.halt()
+}
+
+func (f *Fleet) closeSockets() {
 	for _, srv := range f.servers {
-		if srv.conn != nil {
-			srv.conn.Close()
-		}
+		srv.close()
 	}
-	f.wg.Wait()
 }
 
 // fleetServer is one simulated server. Its replies are serialized once;
-// one goroutine reads its socket and answers.
+// one goroutine at a time reads its socket and answers (on Linux, the
+// epoll loop the socket belongs to; elsewhere, its own goroutine).
 type fleetServer struct {
-	conn      *net.UDPConn
+	addr      netip.AddrPort
+	sock      fleetSocket
 	challenge bool
 	secret    uint64
 	info      []byte
@@ -235,30 +234,6 @@ func newFleetServer(cfg FleetConfig, i int, port uint16, c *Content) (*fleetServ
 		return nil, err
 	}
 	return s, nil
-}
-
-// serve answers requests until the socket is closed.
-func (s *fleetServer) serve() {
-	var buf [2048]byte
-	for {
-		n, from, err := s.conn.ReadFromUDPAddrPort(buf[:])
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			if isTimeout(err) {
-				s.flush() // the held-back datagram waited long enough
-			}
-			continue
-		}
-		s.requests.Add(1)
-		s.answer(buf[:n], from)
-	}
-}
-
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // answer replies to one request; malformed requests are ignored, as
@@ -323,7 +298,7 @@ func (s *fleetServer) send(b []byte, to netip.AddrPort) {
 	}
 	if s.reorder > 0 && s.held == nil && s.draw() < s.reorder {
 		s.held, s.heldTo = append([]byte(nil), b...), to
-		_ = s.conn.SetReadDeadline(time.Now().Add(2 * time.Millisecond))
+		s.hold()
 		return
 	}
 	s.write(b, to)
@@ -340,14 +315,7 @@ func (s *fleetServer) flush() {
 	}
 	b, to := s.held, s.heldTo
 	s.held = nil
-	_ = s.conn.SetReadDeadline(time.Time{})
 	s.write(b, to)
-}
-
-func (s *fleetServer) write(b []byte, to netip.AddrPort) {
-	if _, err := s.conn.WriteToUDPAddrPort(b, to); err == nil {
-		s.sent.Add(1)
-	}
 }
 
 // draw returns the server's next pseudo-random number in [0, 1).

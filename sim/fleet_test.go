@@ -30,30 +30,32 @@ func startTestFleet(t *testing.T, cfg FleetConfig) *Fleet {
 
 func TestRunFleet(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	logs := make(chan string, 4)
-	done := make(chan error, 1)
+	defer cancel()
+	var done chan error
 	base := 0
-	for try := range 20 {
+	for try := 0; ; try++ {
 		base = 20000 + (int(time.Now().UnixNano()/1000)+try*7919)%40000
-		if c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: base}); err == nil {
-			c.Close()
-			break
+		logs := make(chan string, 4)
+		done = make(chan error, 1)
+		go func() {
+			done <- RunFleet(ctx, FleetConfig{N: 5, BasePort: base, Challenge: true}, func(format string, args ...any) {
+				logs <- fmt.Sprintf(format, args...)
+			})
+		}()
+		select {
+		case l := <-logs:
+			if !strings.Contains(l, fmt.Sprintf("127.0.0.1:%d-%d", base, base+4)) {
+				t.Errorf("log %q does not name the ports", l)
+			}
+		case err := <-done:
+			if try < 20 && strings.Contains(err.Error(), "in use") {
+				continue
+			}
+			t.Fatalf("RunFleet: %v", err)
+		case <-time.After(10 * time.Second):
+			t.Fatal("fleet did not start")
 		}
-	}
-	go func() {
-		done <- RunFleet(ctx, FleetConfig{N: 5, BasePort: base, Challenge: true}, func(format string, args ...any) {
-			logs <- fmt.Sprintf(format, args...)
-		})
-	}()
-	select {
-	case l := <-logs:
-		if !strings.Contains(l, fmt.Sprintf("127.0.0.1:%d-%d", base, base+4)) {
-			t.Errorf("log %q does not name the ports", l)
-		}
-	case err := <-done:
-		t.Fatalf("RunFleet: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("fleet did not start")
+		break
 	}
 	c := &a2s.Client{Timeout: time.Second}
 	defer c.Close()
