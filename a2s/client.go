@@ -472,6 +472,9 @@ func (c *Client) query(ctx context.Context, addr netip.AddrPort, kind queryKind)
 		return nil, event{}, 0, err
 	}
 	for attempt := 0; attempt <= retries; attempt++ {
+		// The clock starts before the write: the read loop may stamp the
+		// reply before this goroutine runs again.
+		sent = time.Now()
 		if legacy {
 			err = c.sendLegacyChallenge(cl)
 		} else {
@@ -480,7 +483,6 @@ func (c *Client) query(ctx context.Context, addr netip.AddrPort, kind queryKind)
 		if err != nil {
 			return fail(queryError(kind, addr, err))
 		}
-		sent = time.Now()
 		cl.timer.Reset(c.timeout(attempt))
 		for waiting := true; waiting; {
 			select {
@@ -498,10 +500,10 @@ func (c *Client) query(ctx context.Context, addr netip.AddrPort, kind queryKind)
 				}
 				legacy = false
 				chal, has = ev.chal, true
+				sent = time.Now()
 				if err := c.send(cl, chal, has); err != nil {
 					return fail(queryError(kind, addr, err))
 				}
-				sent = time.Now()
 				cl.timer.Reset(c.timeout(attempt))
 			case <-cl.timer.C:
 				waiting = false
