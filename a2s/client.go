@@ -641,33 +641,60 @@ func (c *Client) write(cl *call, b []byte) error {
 // readLoop reads every datagram of the socket and dispatches it.
 func (c *Client) readLoop() {
 	defer close(c.loopDone)
-	if c.udp != nil {
-		if br := newBatchReader(c.udp, receiveBufferSize); br != nil {
-			c.fail(br.run(c.received))
-			return
-		}
+	c.fail(readDatagrams(c.conn, receiveBufferSize, c.received))
+}
+
+// maxReadErrors is how many read errors in a row (other than a closed
+// socket) end a read loop; a single one, such as ICMP feedback reported on
+// some systems, is skipped.
+const maxReadErrors = 16
+
+// readDatagrams reads pc until it is closed or fails maxReadErrors times in
+// a row, handing each datagram (up to size bytes) to fn. It uses recvmmsg
+// where available.
+func readDatagrams(pc net.PacketConn, size int, fn func(from netip.AddrPort, b []byte)) error {
+	udp, _ := pc.(*net.UDPConn)
+	var br *batchReader
+	if udp != nil {
+		br = newBatchReader(udp, size)
 	}
-	buf := make([]byte, receiveBufferSize)
-	for {
-		var (
-			n    int
-			from netip.AddrPort
-			err  error
-		)
-		if c.udp != nil {
-			n, from, err = c.udp.ReadFromUDPAddrPort(buf)
-		} else {
+	var buf []byte
+	if br == nil {
+		buf = make([]byte, size)
+	}
+	for failures := 0; ; {
+		var err error
+		switch {
+		case br != nil:
+			err = br.run(func(from netip.AddrPort, b []byte) {
+				failures = 0
+				fn(from, b)
+			})
+		case udp != nil:
+			var n int
+			var from netip.AddrPort
+			if n, from, err = udp.ReadFromUDPAddrPort(buf); err == nil {
+				fn(from, buf[:n])
+			}
+		default:
+			var n int
 			var a net.Addr
-			n, a, err = c.conn.ReadFrom(buf)
-			if ua, ok := a.(*net.UDPAddr); ok {
-				from = ua.AddrPort()
+			if n, a, err = pc.ReadFrom(buf); err == nil {
+				if ua, ok := a.(*net.UDPAddr); ok {
+					fn(ua.AddrPort(), buf[:n])
+				}
 			}
 		}
-		if err != nil {
-			c.fail(err)
-			return
+		switch {
+		case err == nil:
+			failures = 0
+		case errors.Is(err, net.ErrClosed):
+			return err
+		default:
+			if failures++; failures >= maxReadErrors {
+				return err
+			}
 		}
-		c.received(from, buf[:n])
 	}
 }
 

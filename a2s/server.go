@@ -166,7 +166,8 @@ func (s *Server) ListenAndServe() error {
 }
 
 // Serve answers the datagrams read from pc until Shutdown, which closes pc;
-// then it returns ErrServerClosed. Other read errors end it too.
+// then it returns ErrServerClosed. It also returns when pc is closed
+// otherwise, or keeps failing to read.
 func (s *Server) Serve(pc net.PacketConn) error {
 	s.init()
 	s.mu.Lock()
@@ -189,44 +190,17 @@ func (s *Server) Serve(pc net.PacketConn) error {
 	}()
 
 	st := s.newState()
-	udp, _ := pc.(*net.UDPConn)
-	var w PacketWriter = udp
-	if udp == nil {
+	var w PacketWriter
+	if udp, ok := pc.(*net.UDPConn); ok {
+		w = udp
+	} else {
 		w = packetConnWriter{pc}
 	}
-	if udp != nil {
-		if br := newBatchReader(udp, serverReadBufferSize); br != nil {
-			err := br.run(func(from netip.AddrPort, b []byte) { s.handle(st, w, from, b) })
-			if s.inShutdown.Load() {
-				return ErrServerClosed
-			}
-			return err
-		}
+	err := readDatagrams(pc, serverReadBufferSize, func(from netip.AddrPort, b []byte) { s.handle(st, w, from, b) })
+	if s.inShutdown.Load() {
+		return ErrServerClosed
 	}
-	buf := make([]byte, serverReadBufferSize)
-	for {
-		var (
-			n    int
-			from netip.AddrPort
-			err  error
-		)
-		if udp != nil {
-			n, from, err = udp.ReadFromUDPAddrPort(buf)
-		} else {
-			var a net.Addr
-			n, a, err = pc.ReadFrom(buf)
-			if ua, ok := a.(*net.UDPAddr); ok {
-				from = ua.AddrPort()
-			}
-		}
-		if err != nil {
-			if s.inShutdown.Load() {
-				return ErrServerClosed
-			}
-			return err
-		}
-		s.handle(st, w, from, buf[:n])
-	}
+	return err
 }
 
 // Shutdown stops the server: it closes the sockets given to Serve and
