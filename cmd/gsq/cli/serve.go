@@ -55,11 +55,11 @@ func startSimulation(cfg simConfig) (*simulation, error) {
 	if err != nil {
 		return nil, usageError("--addr %q: %v", cfg.addr, err)
 	}
-	udp, err := net.ListenUDP("udp", udpAddr)
+	udp, tcp, err := listenPair(udpAddr, !cfg.noRCON)
 	if err != nil {
-		return nil, fmt.Errorf("listen udp %s: %w", cfg.addr, err)
+		return nil, err
 	}
-	s := &simulation{udp: udp}
+	s := &simulation{udp: udp, tcp: tcp}
 	port := uint16(udp.LocalAddr().(*net.UDPAddr).Port)
 
 	var handler a2s.Handler
@@ -68,6 +68,9 @@ func startSimulation(cfg simConfig) (*simulation, error) {
 		h, err := a2s.NewStaticHandler(info, players, rules)
 		if err != nil {
 			udp.Close()
+			if tcp != nil {
+				tcp.Close()
+			}
 			return nil, usageError("content cannot be served over A2S: %v", err)
 		}
 		handler = h
@@ -89,13 +92,7 @@ func startSimulation(cfg simConfig) (*simulation, error) {
 			}),
 		}
 	}
-	if !cfg.noRCON {
-		tcp, err := net.Listen("tcp", udp.LocalAddr().String())
-		if err != nil {
-			udp.Close()
-			return nil, fmt.Errorf("listen tcp %s: %w", udp.LocalAddr(), err)
-		}
-		s.tcp = tcp
+	if tcp != nil {
 		s.rcon = &rcon.Server{
 			Password: cfg.rconPassword,
 			Dialect:  cfg.rconDialect,
@@ -117,6 +114,33 @@ func startSimulation(cfg simConfig) (*simulation, error) {
 		s.serveUDP(writer)
 	}()
 	return s, nil
+}
+
+// listenPair listens on UDP at addr and, with tcp, on TCP at the same
+// port. When addr asks for any free port (0), the UDP port the kernel picks
+// may be taken on TCP, so it tries a few ports before giving up.
+func listenPair(addr *net.UDPAddr, tcp bool) (*net.UDPConn, net.Listener, error) {
+	tries := 1
+	if addr.Port == 0 {
+		tries = 20
+	}
+	var lastErr error
+	for range tries {
+		udp, err := net.ListenUDP("udp", addr)
+		if err != nil {
+			return nil, nil, fmt.Errorf("listen udp %s: %w", addr, err)
+		}
+		if !tcp {
+			return udp, nil, nil
+		}
+		l, err := net.Listen("tcp", udp.LocalAddr().String())
+		if err == nil {
+			return udp, l, nil
+		}
+		udp.Close()
+		lastErr = fmt.Errorf("listen tcp %s: %w", udp.LocalAddr(), err)
+	}
+	return nil, nil, lastErr
 }
 
 // serveUDP reads datagrams until the socket closes and hands each to the
