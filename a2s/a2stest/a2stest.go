@@ -1,12 +1,12 @@
 // Package a2stest runs fake A2S game servers on loopback for tests, in the
 // manner of net/http/httptest. Each [Profile] plays a kind of real server,
-// quirks included (see ../../../shared/notes/a2s-field-notes.md and the
-// protocol in specs/valve-server-queries.txt): a modern Source server with
+// quirks included (the protocol is specs/valve-server-queries.txt, the
+// quirks notes/a2s-field-notes.md): a modern Source server with
 // challenges, a legacy one without, GoldSource dual replies, out-of-order
 // and bzip2-compressed splits, oversized unsplit datagrams, Rust's player
 // counts, The Ship, and a lossy network.
 //
-// A Profile is applied in two layers, so that it also works with content
+// A Profile is applied in three pieces, so that it also works with content
 // of your own (gsq serve --profile NAME does this):
 //
 //   - [Profile.Wrap] wraps any [a2s.Handler]: it reframes the replies the
