@@ -736,6 +736,7 @@ func (c *Client) dispatch(from netip.AddrPort, b []byte, at time.Time) {
 		return // nobody is waiting for this server
 	}
 	var payload []byte
+	owned := false // payload is a fresh slice the client may keep
 	switch hdr := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24; hdr {
 	case HeaderSimple:
 		payload = b
@@ -748,16 +749,16 @@ func (c *Client) dispatch(from netip.AddrPort, b []byte, at time.Time) {
 		if err != nil || !done {
 			return
 		}
-		payload = whole // starts with the 0xFFFFFFFF header
+		payload, owned = whole, true // it starts with the 0xFFFFFFFF header
 	default:
 		return
 	}
-	c.deliver(p, from, payload, at)
+	c.deliver(p, from, payload, owned, at)
 }
 
-// deliver hands a whole reply to the queries of p waiting for it. c.mu is
-// held.
-func (c *Client) deliver(p *peer, from netip.AddrPort, payload []byte, at time.Time) {
+// deliver hands a whole reply to the queries of p waiting for it; an owned
+// payload is handed over without a copy. c.mu is held.
+func (c *Client) deliver(p *peer, from netip.AddrPort, payload []byte, owned bool, at time.Time) {
 	if !hasHeader(payload) {
 		return
 	}
@@ -805,7 +806,12 @@ func (c *Client) deliver(p *peer, from netip.AddrPort, payload []byte, at time.T
 		if cl.kind != kind {
 			continue
 		}
-		ev := event{buf: getBuffer(payload), at: at}
+		ev := event{at: at}
+		if owned {
+			ev.buf, owned = &buffer{b: payload}, false
+		} else {
+			ev.buf = getBuffer(payload)
+		}
 		select {
 		case cl.ch <- ev:
 		default:
