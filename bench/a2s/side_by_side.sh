@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Side-by-side A2S benchmark: the gsq client against rumblefrog/go-a2s v1.0.2.
 #
-# Starts N simulated servers in one process (bench/a2s/fleet: a2stest "modern"
-# profile, challenge on every query, rules reply split in 3 fragments), then
+# Starts N simulated servers in one process (bench/a2s/fleet: the a2stest "modern"
+# profile served by a2s.Server from epoll loops; challenge on every query, rules
+# reply split in 3 fragments; FLEET_FLAGS=-lean=false uses a2stest servers), then
 # queries every server for INFO, PLAYER and RULES with each client in turn,
 # both from C goroutines, ROUNDS times alternating. Prints targets/s, the
 # client's CPU seconds (getrusage user+sys), the fleet's CPU seconds during
@@ -26,7 +27,7 @@ trap cleanup EXIT
 go build -o "$tmp/fleet" ./bench/a2s/fleet
 go build -o "$tmp/query" ./bench/a2s/query
 
-"$tmp/fleet" -n "$N" -out "$tmp/targets.txt" >"$tmp/fleet.out" &
+"$tmp/fleet" -n "$N" -out "$tmp/targets.txt" ${FLEET_FLAGS:-} >"$tmp/fleet.out" &
 fleet=$!
 for _ in $(seq 600); do
 	grep -q ready "$tmp/fleet.out" 2>/dev/null && break

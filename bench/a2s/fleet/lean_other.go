@@ -1,0 +1,14 @@
+//go:build !linux
+
+package main
+
+import (
+	"errors"
+	"net/netip"
+
+	"github.com/gsq-project/gsq/a2s/a2stest"
+)
+
+func startLean(int, a2stest.Profile) ([]netip.AddrPort, error) {
+	return nil, errors.New("the lean fleet needs Linux (epoll); use -lean=false")
+}
