@@ -23,6 +23,8 @@ type A2S struct {
 // DefaultPort is the usual A2S query port.
 func (A2S) DefaultPort() uint16 { return 27015 }
 
+func (A2S) protocol() {}
+
 // A2SResult is what one server answered. Each section asked for holds a
 // value or its own error; a section not asked for has neither.
 type A2SResult struct {

@@ -23,11 +23,17 @@ const (
 	DefaultSocketBuffer = 4 << 20
 )
 
-// Protocol is what a Scanner asks each server. [A2S] is the one
-// implemented; the interface is closed.
+// Protocol is what a Scanner asks each server: [A2S] or [OGP]. The
+// interface is closed.
 type Protocol interface {
 	// DefaultPort is the port of a target line that names none.
 	DefaultPort() uint16
+	protocol() // closes the interface
+}
+
+// drivenProtocol is a protocol whose conversations the engine drives
+// datagram by datagram on its shared sockets (A2S).
+type drivenProtocol interface {
 	start(addr netip.AddrPort) query
 }
 
@@ -84,6 +90,7 @@ type Result struct {
 	Status Status
 	Err    error      // why no query was made: a bad line, a name that did not resolve
 	A2S    *A2SResult // the answers, when scanning with A2S and a query was made
+	OGP    *OGPResult // the answer, when scanning with OGP and a query was made
 }
 
 // Summary counts a scan's outcomes.
@@ -107,6 +114,9 @@ func (s Summary) QueriesPerSecond() float64 {
 	}
 	return float64(s.Targets) / s.Elapsed.Seconds()
 }
+
+// errNoIPv6 fails IPv6 servers when the host has no IPv6 socket.
+var errNoIPv6 = errors.New("scan: no IPv6 socket on this host")
 
 // Scanner queries lists of servers. Its zero value is ready to use, with
 // the defaults above; a Scanner may run several scans at once.
@@ -185,8 +195,11 @@ type run struct {
 	resolver *net.Resolver
 	pacer    *pacer
 	rtt      rttEstimator
-	socks    []*socket
-	next     atomic.Uint32 // round-robin socket choice
+	socks    []*socket // all of them
+	socks4   []*socket
+	sock6    *socket         // nil without IPv6
+	blocking blockingSession // the client of a blocking protocol (OGP)
+	next     atomic.Uint32   // round-robin socket choice
 
 	slots   chan struct{} // one per target in flight, released after emit
 	flights sync.WaitGroup
@@ -250,10 +263,19 @@ func (s *Scanner) newRun(ctx context.Context, emit func(*Result)) (*run, error) 
 	r.rtt.initial = min(r.rtt.max, max(r.rtt.min, 250*time.Millisecond))
 	r.slots = make(chan struct{}, orDefault(s.Concurrency, DefaultConcurrency))
 
+	// IPv4 sockets for IPv4 servers (cheaper than v4-mapped addresses on
+	// a dual-stack socket), and one IPv6 socket, if the host has IPv6.
 	bufSize := orDefault(s.SocketBuffer, DefaultSocketBuffer)
-	for range orDefault(s.Sockets, DefaultSockets) {
-		conn, err := net.ListenUDP("udp", &net.UDPAddr{})
+	for i := range orDefault(s.Sockets, DefaultSockets) + 1 {
+		network := "udp4"
+		if i == 0 {
+			network = "udp6"
+		}
+		conn, err := net.ListenUDP(network, nil)
 		if err != nil {
+			if i == 0 {
+				continue // no IPv6: IPv6 servers fail with errNoIPv6
+			}
 			r.closeSockets()
 			return nil, fmt.Errorf("scan: %w", err)
 		}
@@ -263,9 +285,17 @@ func (s *Scanner) newRun(ctx context.Context, emit func(*Result)) (*run, error) 
 		_ = conn.SetWriteBuffer(bufSize)
 		sk := &socket{conn: conn, flights: map[netip.AddrPort]*flight{}, done: make(chan struct{})}
 		r.socks = append(r.socks, sk)
+		if i == 0 {
+			r.sock6 = sk
+		} else {
+			r.socks4 = append(r.socks4, sk)
+		}
 	}
 	for _, sk := range r.socks {
 		go r.read(sk)
+	}
+	if bp, ok := r.proto.(blockingProtocol); ok {
+		r.blocking = bp.session(r.rtt.max, r.retries)
 	}
 	go r.emitter()
 	return r, nil
@@ -478,6 +508,9 @@ func (r *run) closeSockets() {
 	for _, sk := range r.socks {
 		sk.conn.Close()
 	}
+	if r.blocking != nil {
+		r.blocking.close()
+	}
 }
 
 // summary reads the counters; the emitter has returned.
@@ -544,14 +577,27 @@ type flight struct {
 // launch starts the conversation with the server.
 func (f *flight) launch() {
 	r := f.r
-	f.q = r.proto.start(f.res.Addr)
-	f.sock = r.socks[int(r.next.Add(1))%len(r.socks)]
-	f.sock.mu.Lock()
-	f.sock.flights[f.res.Addr] = f
-	f.sock.mu.Unlock()
+	if r.blocking != nil {
+		go f.converse()
+		return
+	}
+	f.q = r.proto.(drivenProtocol).start(f.res.Addr)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.timer = time.AfterFunc(time.Hour, f.onTimer)
+	switch {
+	case f.res.Addr.Addr().Is4():
+		f.sock = r.socks4[int(r.next.Add(1))%len(r.socks4)]
+	case r.sock6 != nil:
+		f.sock = r.sock6
+	default:
+		f.sock = nil
+		f.do(f.q.expire(errNoIPv6), time.Now())
+		return
+	}
+	f.sock.mu.Lock()
+	f.sock.flights[f.res.Addr] = f
+	f.sock.mu.Unlock()
 	f.do(stepSend, time.Now())
 }
 
@@ -639,13 +685,45 @@ func (f *flight) handle(b []byte) {
 	f.do(f.q.reply(b, rtt), now)
 }
 
+// converse runs a blocking protocol's conversation, once pacing and
+// HostInterval allow.
+func (f *flight) converse() {
+	r := f.r
+	now := time.Now()
+	wait := r.pacer.reserve(now)
+	if r.interval > 0 {
+		wait = max(wait, f.nextSend.Sub(now))
+	}
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-r.ctx.Done():
+			t.Stop()
+			return
+		}
+	}
+	r.sent.Add(1)
+	status, fill := r.blocking.query(r.ctx, f.res.Addr)
+	if r.ctx.Err() != nil {
+		return
+	}
+	f.nextSend = time.Now().Add(r.interval)
+	f.res.Status = status
+	fill(f.res)
+	r.release(f.res.Addr, f.nextSend)
+	r.deliver(f.res)
+}
+
 // finish ends the flight and hands its result on; f.mu is held.
 func (f *flight) finish() {
 	f.done = true
 	f.timer.Stop()
-	f.sock.mu.Lock()
-	delete(f.sock.flights, f.res.Addr)
-	f.sock.mu.Unlock()
+	if f.sock != nil {
+		f.sock.mu.Lock()
+		delete(f.sock.flights, f.res.Addr)
+		f.sock.mu.Unlock()
+	}
 	f.res.Status = f.q.status()
 	f.q.fill(f.res)
 	f.r.release(f.res.Addr, f.nextSend)

@@ -10,7 +10,7 @@
 #   E. the fleet's cost per target next to an epoll reference responder and
 #      a2s.Server (CPU time each spends answering the same gsq scan)
 # Usage: bench/scan/scan.sh [SCENARIOS]   (default "A B C D E")
-# Env: N (servers), BASE (first port), QSTAT_MAXSIM (default "256 512 1000",
+# Env: N (servers), BASE (first port; keep the fleet below the ephemeral range), QSTAT_MAXSIM (default "256 512 1000",
 #      the best is kept), GAMEDIG_POOL (100), GOA2S_POOL (500), MILLION (1000000).
 # Other engineers share the 2 CPUs: the load average is printed with each table.
 set -euo pipefail
@@ -18,7 +18,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 SCENARIOS=${*:-A B C D E}
 N=${N:-10000}
-BASE=${BASE:-30000}
+BASE=${BASE:-20000}
 QSTAT_MAXSIM=${QSTAT_MAXSIM:-256 512 1000}
 GAMEDIG_POOL=${GAMEDIG_POOL:-100}
 GOA2S_POOL=${GOA2S_POOL:-500}

@@ -13,6 +13,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/gsq-project/gsq/ogp"
 	"github.com/gsq-project/gsq/scan"
 )
 
@@ -31,6 +32,7 @@ type scanOptions struct {
 	timeout      time.Duration
 	maxPerIP     int
 	hostInterval time.Duration
+	dialect      string
 }
 
 func newScanCmd(env *Env) *cobra.Command {
@@ -44,7 +46,8 @@ server on stdout as soon as it is done: the object of 'gsq query --json'.
 The list (a file, or stdin with -f -) holds one HOST[:PORT] per line; blank
 lines and # comments are skipped. It is read as the scan goes, so lists of
 millions of servers take no more memory than short ones. A2S uses port
-27015 when a line has none.
+27015 when a line has none; OGP has no standard port, so every line needs
+one.
 
 Few sockets serve the whole scan. Sends are paced (--rate), each server gets
 one request at a time (--host-interval apart), and an unanswered request is
@@ -67,7 +70,8 @@ empty), 1 some servers failed, answered only in part or were bad lines,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.file, "file", "f", "-", "target list, one HOST[:PORT] per line; - reads stdin")
-	f.StringVar(&o.protocol, "protocol", "a2s", "query protocol: a2s")
+	f.StringVar(&o.protocol, "protocol", "a2s", "query protocol: a2s or ogp")
+	f.StringVar(&o.dialect, "dialect", "v0.91", "OGP: protocol dialect, v0.91 or v1")
 	f.BoolVar(&o.info, "info", false, "ask for info (default: info, players and rules)")
 	f.BoolVar(&o.players, "players", false, "ask for the player list")
 	f.BoolVar(&o.rules, "rules", false, "ask for the rules")
@@ -81,8 +85,9 @@ empty), 1 some servers failed, answered only in part or were bad lines,
 }
 
 func runScan(ctx context.Context, env *Env, o *scanOptions) error {
-	if o.protocol != "a2s" {
-		return usageError("unknown protocol %q for scan (known: a2s)", o.protocol)
+	proto, toJSON, err := scanProtocol(o)
+	if err != nil {
+		return err
 	}
 	switch {
 	case o.rate < 0:
@@ -105,7 +110,7 @@ func runScan(ctx context.Context, env *Env, o *scanOptions) error {
 	defer in.Close()
 
 	s := &scan.Scanner{
-		Protocol:     scan.A2S{Info: o.info, Players: o.players, Rules: o.rules},
+		Protocol:     proto,
 		Concurrency:  o.concurrency,
 		Rate:         o.rate,
 		Retries:      o.retries,
@@ -148,7 +153,7 @@ func runScan(ctx context.Context, env *Env, o *scanOptions) error {
 		if writeErr != nil {
 			return
 		}
-		line = append(appendScanResult(line[:0], r), '\n')
+		line = append(toJSON(line[:0], r), '\n')
 		_, writeErr = out.Write(line)
 		// Whoever reads the stream live sees results at least every 100 ms.
 		if now := time.Now(); writeErr == nil && now.Sub(lastFlush) > 100*time.Millisecond {
@@ -174,6 +179,36 @@ func runScan(ctx context.Context, env *Env, o *scanOptions) error {
 		return silentExit(ExitTimeout)
 	}
 	return silentExit(ExitFailure)
+}
+
+// scanProtocol is the protocol --protocol names, and the encoder of its
+// results.
+func scanProtocol(o *scanOptions) (scan.Protocol, func([]byte, *scan.Result) []byte, error) {
+	switch o.protocol {
+	case "a2s":
+		return scan.A2S{Info: o.info, Players: o.players, Rules: o.rules}, appendScanResult, nil
+	case "ogp":
+		d, err := ogp.ParseDialect(o.dialect)
+		if err != nil {
+			return nil, nil, usageError("--dialect: %v", err)
+		}
+		all := !o.info && !o.players && !o.rules
+		q, err := ogpQuery(&queryOptions{info: o.info || all, players: o.players || all, rules: o.rules || all}, d)
+		if err != nil {
+			return nil, nil, err
+		}
+		return scan.OGP{Dialect: d, Query: &q}, func(b []byte, r *scan.Result) []byte {
+			res := &OGPResult{Address: r.Target.String(), Dialect: d, Err: r.Err}
+			if r.Addr.IsValid() {
+				res.Address = r.Addr.String()
+			}
+			if r.OGP != nil {
+				res.Ping, res.Answer, res.Err = r.OGP.Ping, r.OGP.Answer, r.OGP.Err
+			}
+			return appendJSON(b, res.JSON())
+		}, nil
+	}
+	return nil, nil, usageError("unknown protocol %q for scan (known: a2s, ogp)", o.protocol)
 }
 
 // openTargets opens the target list and, for a regular file, counts its

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/ogp"
+	"github.com/gsq-project/gsq/ogp/ogptest"
 	"github.com/gsq-project/gsq/scan"
 	"github.com/gsq-project/gsq/sim"
 )
@@ -84,4 +86,22 @@ func BenchmarkScanJSON(b *testing.B) {
 			buf = appendScanResult(buf[:0], r)
 		}
 	})
+}
+
+func TestAppendJSONMatchesMarshalOGP(t *testing.T) {
+	for _, d := range []ogp.Dialect{ogp.V091, ogp.V1} {
+		for _, r := range []*OGPResult{
+			{Address: "127.0.0.1:1", Dialect: d, Ping: 1500 * time.Microsecond, Answer: ogptest.SampleAnswer(d, 5)},
+			{Address: "127.0.0.1:2", Dialect: d, Err: ogp.ErrTimeout},
+		} {
+			o := r.JSON()
+			want, err := json.Marshal(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := appendJSON(nil, o); !bytes.Equal(got, want) {
+				t.Errorf("%v:\n got %s\nwant %s", d, got, want)
+			}
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsq-project/gsq/ogp/ogptest"
 	"github.com/gsq-project/gsq/sim"
 )
 
@@ -106,5 +107,18 @@ func TestScanCommandExitCodes(t *testing.T) {
 		if code != tt.code {
 			t.Errorf("%s: exit %d, want %d (stderr %s)", tt.name, code, tt.code, stderr)
 		}
+	}
+}
+
+func TestScanCommandOGP(t *testing.T) {
+	p, _ := ogptest.ProfileByName("v0.91")
+	srv := ogptest.NewServer(p)
+	defer srv.Close()
+	code, stdout, stderr := runGSQ(t, nil, strings.NewReader(srv.Addr().String()+"\n"), nil, "scan", "--protocol", "ogp")
+	if code != ExitOK || !strings.Contains(stdout, `"protocol":"ogp"`) || !strings.Contains(stdout, `"players":[`) {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if code, _, _ := runGSQ(t, nil, strings.NewReader(""), nil, "scan", "--protocol", "ogp", "--dialect", "v9"); code != ExitUsage {
+		t.Errorf("bad dialect: exit %d", code)
 	}
 }

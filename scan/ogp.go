@@ -1,0 +1,82 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"time"
+
+	"github.com/gsq-project/gsq/ogp"
+)
+
+// OGP asks each server the Open Game Protocol default query
+// (specs/ogp-0.91.txt) through one ogp.Client shared by the whole scan:
+// one socket, replies demultiplexed by address and request ID, the
+// challenge kept per server, splits reassembled. The client resends
+// unanswered requests itself (Scanner.Timeout per attempt,
+// Scanner.Retries times), so OGP conversations are not paced datagram by
+// datagram: each query reserves one send slot when it starts. OGP has no
+// standard port: every target line needs one.
+type OGP struct {
+	Dialect ogp.Dialect // ogp.V091 by default
+	Query   *ogp.Query  // what to ask; nil asks everything (ogp.QueryAll)
+}
+
+// DefaultPort is 0: OGP has no standard port.
+func (OGP) DefaultPort() uint16 { return 0 }
+
+func (OGP) protocol() {}
+
+// OGPResult is what one server answered to the OGP query.
+type OGPResult struct {
+	Ping   time.Duration
+	Answer *ogp.Answer // nil when the query failed
+	Err    error       // with an Answer: the part that could not be read
+}
+
+// blockingProtocol is a protocol whose conversations run on a client of
+// their own, one goroutine per target, rather than on the engine's
+// sockets.
+type blockingProtocol interface {
+	session(timeout time.Duration, retries int) blockingSession
+}
+
+type blockingSession interface {
+	query(ctx context.Context, addr netip.AddrPort) (Status, func(*Result))
+	close()
+}
+
+func (p OGP) session(timeout time.Duration, retries int) blockingSession {
+	q := p.Query
+	if q == nil {
+		all := ogp.QueryAll(p.Dialect)
+		q = &all
+	}
+	return &ogpSession{c: &ogp.Client{Dialect: p.Dialect, Timeout: timeout, Retries: retries}, q: q}
+}
+
+type ogpSession struct {
+	c *ogp.Client
+	q *ogp.Query
+}
+
+func (s *ogpSession) query(ctx context.Context, addr netip.AddrPort) (Status, func(*Result)) {
+	res := &OGPResult{}
+	resp, err := s.c.Query(ctx, addr, s.q)
+	res.Err = err
+	if resp != nil {
+		res.Answer, res.Ping = resp.Answer, resp.RTT
+	}
+	status := StatusFailed
+	switch {
+	case err == nil:
+		status = StatusAnswered
+	case res.Answer != nil:
+		status = StatusPartial
+	case errors.Is(err, ogp.ErrTimeout):
+		status = StatusTimedOut
+	}
+	return status, func(r *Result) { r.OGP = res }
+}
+
+func (s *ogpSession) close() { s.c.Close() }
