@@ -128,7 +128,7 @@ func ParseTarget(line int, s string, defaultPort uint16) Target {
 			return bad("invalid port %q", p)
 		}
 		host, port = h, uint16(n)
-	} else if strings.Contains(s, ":") || strings.ContainsAny(s, " \t[]/") {
+	} else if strings.Contains(s, ":") {
 		return bad("%q is not HOST[:PORT]", s)
 	}
 	if host == "" {
@@ -141,6 +141,24 @@ func ParseTarget(line int, s string, defaultPort uint16) Target {
 	if a, err := netip.ParseAddr(host); err == nil {
 		t.Addr = netip.AddrPortFrom(a.Unmap(), port)
 		t.Host = t.Addr.Addr().String()
+	} else if !validHostName(host) {
+		return bad("%q is not a host name", host)
 	}
 	return t
+}
+
+// validHostName accepts letters, digits, '-', '_' and '.' (DNS names as
+// resolvers take them), at most 253 bytes.
+func validHostName(s string) bool {
+	if len(s) > 253 {
+		return false
+	}
+	for i := range len(s) {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '.':
+		default:
+			return false
+		}
+	}
+	return true
 }
