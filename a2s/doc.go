@@ -75,5 +75,27 @@
 //   - A2A_PING: both the Source ("00000000000000") and GoldSource (empty)
 //     replies.
 //   - Requests: A2S_INFO with or without challenge and with trailing
-//     padding, as Valve's anti-amplification proposal allowed.
+//     padding, as Valve's anti-amplification proposal allowed.//
+// # Client
+//
+// [Client] queries servers over one UDP socket shared by every query and
+// goroutine; one read loop hands each datagram to the query it answers,
+// matched by source address and reply type, and drops strays. Every query
+// follows the challenge protocol, with the challenge cached per server and
+// re-challenges bounded by [Client.MaxChallenges]; attempts time out after
+// [Client.Timeout] and are resent [Client.Retries] times with a linear
+// backoff. A GoldSource server that answers A2S_INFO with both 'm' and 'I'
+// has both replies collected within [Client.GoldSourceGrace] and exposed in
+// [InfoResult]. Datagrams of up to 64 KiB are read whole.
+//
+// # Server
+//
+// [Server] answers A2S for a Go game server through a [Handler], such as
+// [StaticHandler], which serializes its content once per change. By default
+// it challenges every query with a stateless HMAC of the source address
+// and a time bucket, and until a request carries a valid challenge it never
+// sends more bytes than the request had. Requests are rate-limited per
+// source IP with a token bucket, long replies are split in the Source or
+// GoldSource format, and [Server.HandlePacket] lets one socket serve A2S
+// beside other protocols (gsq serves OGP on the same port).
 package a2s
