@@ -10,6 +10,8 @@
 #   E. the fleet's cost per target next to an epoll reference responder and
 #      a2s.Server (CPU time each spends answering the same gsq scan)
 # Usage: bench/scan/scan.sh [SCENARIOS]   (default "A B C D E")
+# Each client runs REPEAT times (default 3; gamedig once) and its fastest
+# run is shown: the box is shared, so the best run is the least disturbed.
 # Env: N (servers), BASE (first port; keep the fleet below the ephemeral range), QSTAT_MAXSIM (default "256 512 1000",
 #      the best is kept), GAMEDIG_POOL (100), GOA2S_POOL (500), MILLION (1000000).
 # Other engineers share the 2 CPUs: the load average is printed with each table.
@@ -23,6 +25,7 @@ QSTAT_MAXSIM=${QSTAT_MAXSIM:-256 512 1000}
 GAMEDIG_POOL=${GAMEDIG_POOL:-100}
 GOA2S_POOL=${GOA2S_POOL:-500}
 MILLION=${MILLION:-1000000}
+REPEAT=${REPEAT:-3}
 W=$(mktemp -d /tmp/gsq-bench-scan.XXXXXX)
 FLEET_PID=
 cleanup() {
@@ -94,16 +97,20 @@ table() { # table TITLE SERVERS
 }
 
 contest() { # contest SERVERS FILE: every client against the running fleet
-	local n=$1 file=$2 best="" bestwall=""
-	run "gsq scan" gsq_answered -- "$W/gsq" scan -f "$file" --rate 0
-	for m in $QSTAT_MAXSIM; do
-		run "qstat -maxsim $m" qstat_answered -- quakestat -f "$file.q" -R -P -json -maxsim "$m" -sendinterval 0 -interval 0.2
+	local n=$1 file=$2
+	for _ in $(seq "$REPEAT"); do
+		run "gsq scan" gsq_answered -- "$W/gsq" scan -f "$file" --rate 0
+		for m in $QSTAT_MAXSIM; do
+			run "qstat" qstat_answered -- quakestat -f "$file.q" -R -P -json -maxsim "$m" -sendinterval 0 -interval 0.2
+			sed -i "\$s/^qstat\t/qstat -maxsim $m\t/" "$W/rows"
+		done
+		run "go-a2s v1.0.2 ($GOA2S_POOL goroutines)" peer_answered -- "$W/goa2s" -f "$file" -c "$GOA2S_POOL"
 	done
-	# keep only qstat's best -maxsim
-	awk -F'\t' '/^qstat/ { if (best == "" || $3 < bw) { best = $0; bw = $3 } next } { print } END { print best }' "$W/rows" >"$W/rows2"
-	mv "$W/rows2" "$W/rows"
-	run "go-a2s v1.0.2 ($GOA2S_POOL goroutines)" peer_answered -- "$W/goa2s" -f "$file" -c "$GOA2S_POOL"
 	run "gamedig 5.3.3 (pool $GAMEDIG_POOL)" peer_answered -- node bench/scan/gamedig.mjs "$GAMEDIG" "$file" "$GAMEDIG_POOL"
+	# keep each client's fastest run, and only qstat's best -maxsim
+	awk -F'\t' '{ k = ($1 ~ /^qstat/) ? "qstat" : $1; if (!(k in best) || $3 < wall[k]) { best[k] = $0; wall[k] = $3 } if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
+		END { for (i = 1; i <= n; i++) print best[order[i]] }' "$W/rows" >"$W/rows2"
+	mv "$W/rows2" "$W/rows"
 }
 
 for sc in $SCENARIOS; do
