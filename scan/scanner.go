@@ -528,31 +528,23 @@ type socket struct {
 	mu      sync.Mutex
 	flights map[netip.AddrPort]*flight
 	done    chan struct{} // closed when the reader has returned
+	batch   sendBatch     // the reader's sends (Linux)
 }
 
-// read receives the socket's datagrams and hands each to its flight.
-func (r *run) read(sk *socket) {
-	defer close(sk.done)
-	buf := make([]byte, 65536)
-	for {
-		n, from, err := sk.conn.ReadFromUDPAddrPort(buf)
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			continue // a transient error (an ICMP report on some systems)
-		}
-		from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
-		sk.mu.Lock()
-		f := sk.flights[from]
-		sk.mu.Unlock()
-		if f == nil {
-			r.stray.Add(1)
-			continue
-		}
-		r.received.Add(1)
-		f.handle(buf[:n])
+// datagram hands a datagram the socket received to its flight. out
+// collects the requests the flight sends in response, when the reader
+// batches its sends.
+func (r *run) datagram(sk *socket, from netip.AddrPort, b []byte, out *sendBatch) {
+	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
+	sk.mu.Lock()
+	f := sk.flights[from]
+	sk.mu.Unlock()
+	if f == nil {
+		r.stray.Add(1)
+		return
 	}
+	r.received.Add(1)
+	f.handle(b, out)
 }
 
 // flight is one target being queried.
@@ -592,28 +584,29 @@ func (f *flight) launch() {
 		f.sock = r.sock6
 	default:
 		f.sock = nil
-		f.do(f.q.expire(errNoIPv6), time.Now())
+		f.do(f.q.expire(errNoIPv6), time.Now(), nil)
 		return
 	}
 	f.sock.mu.Lock()
 	f.sock.flights[f.res.Addr] = f
 	f.sock.mu.Unlock()
-	f.do(stepSend, time.Now())
+	f.do(stepSend, time.Now(), nil)
 }
 
-// do carries out what the query asked for; f.mu is held.
-func (f *flight) do(s step, now time.Time) {
+// do carries out what the query asked for; f.mu is held. Requests go
+// into out when it is not nil (the socket reader's batch).
+func (f *flight) do(s step, now time.Time, out *sendBatch) {
 	switch s {
 	case stepSend:
 		f.attempt = 0
-		f.send(now)
+		f.send(now, out)
 	case stepDone:
 		f.finish()
 	}
 }
 
 // send sends the request when pacing allows, or arms the timer for then.
-func (f *flight) send(now time.Time) {
+func (f *flight) send(now time.Time, out *sendBatch) {
 	wait := f.r.pacer.reserve(now)
 	if f.r.interval > 0 {
 		wait = max(wait, f.nextSend.Sub(now))
@@ -623,23 +616,27 @@ func (f *flight) send(now time.Time) {
 		f.arm(now, wait)
 		return
 	}
-	f.transmit(now)
+	f.transmit(now, out)
 }
 
-func (f *flight) transmit(now time.Time) {
+func (f *flight) transmit(now time.Time, out *sendBatch) {
 	f.pending = false
 	f.buf = f.q.request(f.buf[:0])
 	f.sentAt, f.sampled = now, false
 	f.nextSend = now.Add(f.r.interval)
 	f.r.sent.Add(1)
+	f.arm(now, f.r.rtt.timeout(f.attempt))
+	// Batched sends leave a little later than now: only when no
+	// HostInterval is to be measured from now.
+	if f.r.interval == 0 && out.add(f.buf, f.res.Addr) {
+		return // a failed batched send is left to the retry timer
+	}
 	if _, err := f.sock.conn.WriteToUDPAddrPort(f.buf, f.res.Addr); err != nil {
 		if errors.Is(err, net.ErrClosed) {
 			return
 		}
-		f.do(f.q.expire(err), now)
-		return
+		f.do(f.q.expire(err), now, nil)
 	}
-	f.arm(now, f.r.rtt.timeout(f.attempt))
 }
 
 func (f *flight) arm(now time.Time, d time.Duration) {
@@ -657,20 +654,20 @@ func (f *flight) onTimer() {
 		return // finished, or re-armed since this firing was scheduled
 	}
 	if f.pending {
-		f.transmit(now)
+		f.transmit(now, nil)
 		return
 	}
 	if f.attempt < f.r.retries {
 		f.attempt++
 		f.r.resent.Add(1)
-		f.send(now)
+		f.send(now, nil)
 		return
 	}
-	f.do(f.q.expire(nil), now)
+	f.do(f.q.expire(nil), now, nil)
 }
 
 // handle digests a datagram from the server.
-func (f *flight) handle(b []byte) {
+func (f *flight) handle(b []byte, out *sendBatch) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.done {
@@ -682,7 +679,7 @@ func (f *flight) handle(b []byte) {
 		f.sampled = true
 		f.r.rtt.sample(rtt)
 	}
-	f.do(f.q.reply(b, rtt), now)
+	f.do(f.q.reply(b, rtt), now, out)
 }
 
 // converse runs a blocking protocol's conversation, once pacing and

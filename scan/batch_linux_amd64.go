@@ -1,0 +1,9 @@
+//go:build linux && amd64
+
+package scan
+
+// System call numbers of linux/amd64 (the syscall package lacks sendmmsg).
+const (
+	sysRecvmmsg = 299
+	sysSendmmsg = 307
+)

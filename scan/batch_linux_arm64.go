@@ -1,0 +1,9 @@
+//go:build linux && arm64
+
+package scan
+
+// System call numbers of linux/arm64 (the syscall package lacks sendmmsg).
+const (
+	sysRecvmmsg = 243
+	sysSendmmsg = 269
+)
