@@ -75,7 +75,7 @@
 //   - A2A_PING: both the Source ("00000000000000") and GoldSource (empty)
 //     replies.
 //   - Requests: A2S_INFO with or without challenge and with trailing
-//     padding, as Valve's anti-amplification proposal allowed.//
+//     padding, as Valve's anti-amplification proposal allowed.
 // # Client
 //
 // [Client] queries servers over one UDP socket shared by every query and
