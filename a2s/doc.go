@@ -76,6 +76,7 @@
 //     replies.
 //   - Requests: A2S_INFO with or without challenge and with trailing
 //     padding, as Valve's anti-amplification proposal allowed.
+//
 // # Client
 //
 // [Client] queries servers over one UDP socket shared by every query and
