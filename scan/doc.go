@@ -14,7 +14,7 @@
 //     MaxPerIP servers of one IP address in flight: real servers drop
 //     bursts from one source address (Source's sv_max_queries_sec);
 //   - an unanswered request is sent again after an adaptive timeout (a
-//     smoothed round-trip estimate, as TCP's), doubled on each retry and
+//     smoothed round-trip estimate, as TCP's), 1.5 times longer on each retry,
 //     capped by Timeout, at most Retries times.
 //
 // The A2S conversation follows specs/valve-server-queries.txt: A2S_INFO,

@@ -71,8 +71,9 @@ func (e *rttEstimator) sample(rtt time.Duration) {
 }
 
 // timeout is how long to wait for an answer to the attempt-th send of a
-// request (0 for the first): the estimate, doubled on each retry, within
-// [min, max].
+// request (0 for the first): the estimate, half as long again on each
+// retry, within [min, max]. Backing off by 1.5 rather than TCP's 2 keeps
+// the last retries of a lossy path from dominating a scan's duration.
 func (e *rttEstimator) timeout(attempt int) time.Duration {
 	e.mu.Lock()
 	rto := e.initial
@@ -80,6 +81,12 @@ func (e *rttEstimator) timeout(attempt int) time.Duration {
 		rto = e.srtt + 4*e.rttvar
 	}
 	e.mu.Unlock()
-	rto = max(rto, e.min) << min(attempt, 16)
+	rto = max(rto, e.min)
+	for range min(attempt, 32) {
+		if rto >= e.max {
+			break
+		}
+		rto += rto / 2
+	}
 	return min(rto, e.max)
 }

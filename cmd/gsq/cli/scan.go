@@ -51,8 +51,8 @@ one.
 
 Few sockets serve the whole scan. Sends are paced (--rate), each server gets
 one request at a time (--host-interval apart), and an unanswered request is
-sent again after a timeout adapted to the measured round trips, doubled on
-each retry and capped by --timeout.
+sent again after a timeout adapted to the measured round trips, 1.5 times
+longer on each retry and capped by --timeout.
 
 A summary goes to stderr at the end, and a progress bar while scanning when
 stderr is a terminal.
