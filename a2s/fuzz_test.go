@@ -172,8 +172,8 @@ func FuzzReassemble(f *testing.F) {
 				t.Fatalf("%d replies pending, limit 3", len(r.pending))
 			}
 			for _, p := range r.pending {
-				if len(p.raws) > 16 {
-					t.Fatalf("%d fragments held, limit 16", len(p.raws))
+				if len(p.ends) > 16 {
+					t.Fatalf("%d fragments held, limit 16", len(p.ends))
 				}
 			}
 		}

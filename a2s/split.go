@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"sync"
 
 	"github.com/gsq-project/gsq/internal/wire"
 )
@@ -309,8 +310,33 @@ type Reassembler struct {
 type pendingSplit struct {
 	id     uint32
 	format SplitFormat
-	sure   bool     // format came from a fragment-0 signature
-	raws   [][]byte // distinct datagrams received, copied
+	sure   bool   // format came from a fragment-0 signature
+	buf    []byte // the distinct datagrams received, copied back to back
+	ends   []int  // where each datagram ends in buf
+}
+
+// raw returns the i-th datagram held.
+func (p *pendingSplit) raw(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = p.ends[i-1]
+	}
+	return p.buf[start:p.ends[i]:p.ends[i]]
+}
+
+// splitPool recycles pendingSplits, and with them the storage of their
+// datagrams, across Reassemblers: a client drops one per split reply.
+var splitPool = sync.Pool{New: func() any { return new(pendingSplit) }}
+
+// maxPooledSplit bounds the datagram storage kept by a pooled pendingSplit.
+const maxPooledSplit = 64 << 10
+
+func putSplit(p *pendingSplit) {
+	if cap(p.buf) > maxPooledSplit {
+		return
+	}
+	p.buf, p.ends = p.buf[:0], p.ends[:0]
+	splitPool.Put(p)
 }
 
 func orDefault(v, def int) int {
@@ -321,7 +347,13 @@ func orDefault(v, def int) int {
 }
 
 // Reset drops every partial reply.
-func (r *Reassembler) Reset() { r.pending = nil }
+func (r *Reassembler) Reset() {
+	for i, p := range r.pending {
+		putSplit(p)
+		r.pending[i] = nil
+	}
+	r.pending = r.pending[:0]
+}
 
 // Add adds one fragment. When it completes a reply, Add returns the reply
 // with done set; the payload always starts with the 0xFFFFFFFF header,
@@ -358,16 +390,17 @@ func (r *Reassembler) Add(f Fragment) (payload []byte, done bool, err error) {
 		return nil, false, tooManyFragments(int(f.Total), maxFrags)
 	}
 	p := r.lookup(f.ID)
-	for _, have := range p.raws {
-		if bytes.Equal(have, raw) {
+	for i := range p.ends {
+		if bytes.Equal(p.raw(i), raw) {
 			return nil, false, nil
 		}
 	}
-	if len(p.raws) >= maxFrags {
+	if len(p.ends) >= maxFrags {
 		r.drop(f.ID)
 		return nil, false, fmt.Errorf("%w: more than %d distinct fragments for id %#x", ErrTooManyFragments, maxFrags, f.ID)
 	}
-	p.raws = append(p.raws, bytes.Clone(raw))
+	p.buf = append(p.buf, raw...)
+	p.ends = append(p.ends, len(p.buf))
 	if sure && !p.sure {
 		p.format, p.sure = f.Format, true
 	} else if !p.sure {
@@ -392,11 +425,14 @@ func (r *Reassembler) lookup(id uint32) *pendingSplit {
 			return p
 		}
 	}
-	if len(r.pending) >= orDefault(r.MaxPending, DefaultMaxPendingSplits) {
-		r.pending[0] = nil
-		r.pending = r.pending[1:]
+	if n := len(r.pending); n >= orDefault(r.MaxPending, DefaultMaxPendingSplits) {
+		putSplit(r.pending[0])
+		copy(r.pending, r.pending[1:])
+		r.pending[n-1] = nil
+		r.pending = r.pending[:n-1]
 	}
-	p := &pendingSplit{id: id}
+	p := splitPool.Get().(*pendingSplit)
+	p.id, p.format, p.sure = id, 0, false
 	r.pending = append(r.pending, p)
 	return p
 }
@@ -404,7 +440,11 @@ func (r *Reassembler) lookup(id uint32) *pendingSplit {
 func (r *Reassembler) drop(id uint32) {
 	for i, p := range r.pending {
 		if p.id == id {
-			r.pending = append(r.pending[:i], r.pending[i+1:]...)
+			putSplit(p)
+			n := len(r.pending)
+			copy(r.pending[i:], r.pending[i+1:])
+			r.pending[n-1] = nil
+			r.pending = r.pending[:n-1]
 			return
 		}
 	}
@@ -415,13 +455,13 @@ func (r *Reassembler) drop(id uint32) {
 // once the format is known for sure; before that they may be a wrong guess.
 func (r *Reassembler) complete(p *pendingSplit, maxFrags int) ([]byte, bool, error) {
 	var (
-		index [256]int16 // fragment number -> index in p.raws + 1
+		index [256]int16 // fragment number -> index of its datagram + 1
 		total int
 		have  int
 		first Fragment
 	)
-	for i, raw := range p.raws {
-		fr, err := parseFragmentAs(raw, p.format)
+	for i := range p.ends {
+		fr, err := parseFragmentAs(p.raw(i), p.format)
 		if err == nil && total != 0 && int(fr.Total) != total {
 			err = parseErr("fragment", 8, fmt.Errorf("%w: total %d, earlier fragments said %d", ErrBadFragment, fr.Total, total))
 		}
@@ -451,12 +491,12 @@ func (r *Reassembler) complete(p *pendingSplit, maxFrags int) ([]byte, bool, err
 	// Two passes over the (already validated) headers: size, then copy.
 	size := 0
 	for n := range total {
-		fr, _ := parseFragmentAs(p.raws[index[n]-1], p.format)
+		fr, _ := parseFragmentAs(p.raw(int(index[n]-1)), p.format)
 		size += len(fr.Payload)
 	}
 	out := make([]byte, 4, 4+size)
 	for n := range total {
-		fr, _ := parseFragmentAs(p.raws[index[n]-1], p.format)
+		fr, _ := parseFragmentAs(p.raw(int(index[n]-1)), p.format)
 		out = append(out, fr.Payload...)
 	}
 	body := out[4:]
