@@ -1,6 +1,7 @@
 package a2s
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -169,8 +170,10 @@ type peer struct {
 type event struct {
 	challenge bool   // an 'A' reply; value in chal
 	chal      uint32 // the challenge
-	buf       *buffer
-	at        time.Time // arrival time
+	// reply is a whole reply of the kind the query waits for, header
+	// included; the query owns it, and the parsed result aliases it.
+	reply []byte
+	at    time.Time // arrival time
 }
 
 // call is one pending query. Its fields are owned by the querying
@@ -182,35 +185,20 @@ type call struct {
 	ch    chan event
 	timer *time.Timer
 	req   []byte
+	// answered is set (with c.mu held) once the read loop has handed the
+	// query a reply it returns: later replies of its kind go to others.
+	answered bool
 	// sent is the challenge of the last request, with bit 32 set when it
 	// carried one; the read loop reads it to route 'A' replies.
 	sent atomic.Uint64
 }
 
-// buffer is a pooled datagram copy.
-type buffer struct{ b []byte }
-
-var (
-	callPool   = sync.Pool{New: func() any { return newCall() }}
-	bufferPool = sync.Pool{New: func() any { return &buffer{b: make([]byte, 0, 1500)} }}
-)
+var callPool = sync.Pool{New: func() any { return newCall() }}
 
 func newCall() *call {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
 	return &call{ch: make(chan event, 4), timer: t, req: make([]byte, 0, 64)}
-}
-
-func getBuffer(b []byte) *buffer {
-	buf := bufferPool.Get().(*buffer)
-	buf.b = append(buf.b[:0], b...)
-	return buf
-}
-
-func (b *buffer) release() {
-	if b != nil && cap(b.b) <= receiveBufferSize {
-		bufferPool.Put(b)
-	}
 }
 
 func (c *Client) timeout(attempt int) time.Duration {
@@ -314,7 +302,7 @@ func (c *Client) Info(ctx context.Context, addr netip.AddrPort) (*InfoResult, er
 	}
 	defer c.finish(cl)
 	res := &InfoResult{Ping: rtt}
-	if err := res.add(ev.buf); err != nil {
+	if err := res.add(ev.reply); err != nil {
 		return nil, err
 	}
 	if res.Info.Format != TypeInfoReplyGoldSource {
@@ -330,13 +318,13 @@ func (c *Client) Info(ctx context.Context, addr netip.AddrPort) (*InfoResult, er
 	for {
 		select {
 		case ev := <-cl.ch:
-			if ev.buf == nil {
+			if ev.reply == nil {
 				if ev.challenge {
 					continue
 				}
 				return res, nil // closed: keep what we have
 			}
-			if err := res.add(ev.buf); err == nil && res.Info.Format != TypeInfoReplyGoldSource {
+			if err := res.add(ev.reply); err == nil && res.Info.Format != TypeInfoReplyGoldSource {
 				return res, nil
 			}
 		case <-cl.timer.C:
@@ -347,10 +335,9 @@ func (c *Client) Info(ctx context.Context, addr netip.AddrPort) (*InfoResult, er
 	}
 }
 
-// add parses an INFO reply into r and releases buf.
-func (r *InfoResult) add(buf *buffer) error {
-	info, err := ParseInfo(buf.b)
-	buf.release()
+// add parses an INFO reply, which it takes over, into r.
+func (r *InfoResult) add(reply []byte) error {
+	info, err := parseInfo(reply, true)
 	if err != nil {
 		return err
 	}
@@ -372,9 +359,7 @@ func (c *Client) Players(ctx context.Context, addr netip.AddrPort) (*Players, er
 		return nil, err
 	}
 	c.finish(cl)
-	p, err := ParsePlayers(ev.buf.b)
-	ev.buf.release()
-	return p, err
+	return parsePlayers(ev.reply, true)
 }
 
 // Rules sends A2S_RULES to addr and returns its answer.
@@ -384,9 +369,7 @@ func (c *Client) Rules(ctx context.Context, addr netip.AddrPort) (*Rules, error)
 		return nil, err
 	}
 	c.finish(cl)
-	r, err := ParseRules(ev.buf.b)
-	ev.buf.release()
-	return r, err
+	return parseRules(ev.reply, true)
 }
 
 // Ping sends the deprecated A2A_PING to addr and returns the round-trip
@@ -397,9 +380,7 @@ func (c *Client) Ping(ctx context.Context, addr netip.AddrPort) (time.Duration, 
 		return 0, err
 	}
 	c.finish(cl)
-	_, err = ParsePing(ev.buf.b)
-	ev.buf.release()
-	if err != nil {
+	if _, err := ParsePing(ev.reply); err != nil {
 		return 0, err
 	}
 	return rtt, nil
@@ -487,7 +468,7 @@ func (c *Client) query(ctx context.Context, addr netip.AddrPort, kind queryKind)
 		for waiting := true; waiting; {
 			select {
 			case ev := <-cl.ch:
-				if ev.buf != nil {
+				if ev.reply != nil {
 					cl.timer.Stop()
 					return cl, ev, max(ev.at.Sub(sent), 0), nil
 				}
@@ -533,7 +514,7 @@ func (c *Client) closedErr() error {
 // register adds a pending query for addr and returns the cached challenge.
 func (c *Client) register(addr netip.AddrPort, kind queryKind) (cl *call, chal uint32, has bool, err error) {
 	cl = callPool.Get().(*call)
-	cl.kind, cl.addr = kind, addr
+	cl.kind, cl.addr, cl.answered = kind, addr, false
 	cl.sent.Store(0)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -584,8 +565,7 @@ func (c *Client) finish(cl *call) {
 	c.mu.Unlock()
 	for {
 		select {
-		case ev := <-cl.ch:
-			ev.buf.release()
+		case <-cl.ch:
 			continue
 		default:
 		}
@@ -802,20 +782,23 @@ func (c *Client) deliver(p *peer, from netip.AddrPort, payload []byte, owned boo
 	if !ok {
 		return
 	}
+	// Every query waiting for this kind gets the reply (any answer of the
+	// server will do), except those already answered. A GoldSource 'm'
+	// INFO reply does not count as the answer: an 'I' one may follow.
+	final := typ != TypeInfoReplyGoldSource
 	for _, cl := range p.calls {
-		if cl.kind != kind {
+		if cl.kind != kind || cl.answered {
 			continue
 		}
-		ev := event{at: at}
-		if owned {
-			ev.buf, owned = &buffer{b: payload}, false
-		} else {
-			ev.buf = getBuffer(payload)
+		ev := event{at: at, reply: payload}
+		if !owned {
+			ev.reply = bytes.Clone(payload)
 		}
 		select {
 		case cl.ch <- ev:
+			owned = false // handed over: the next query gets a copy
+			cl.answered = final
 		default:
-			ev.buf.release()
 		}
 	}
 }

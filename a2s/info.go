@@ -177,13 +177,20 @@ type infoBlock struct {
 // rejected with ErrMalformed: it means the server left a field out and
 // every later field would be garbage. Bytes after the last announced field
 // are ignored. See the package documentation for the 'm' mod section.
-func ParseInfo(b []byte) (*Info, error) {
+func ParseInfo(b []byte) (*Info, error) { return parseInfo(b, false) }
+
+// parseInfo is ParseInfo; when owned, the Text fields alias b instead of a
+// copy of it (the client hands over buffers it will not touch again).
+func parseInfo(b []byte, owned bool) (*Info, error) {
 	_, t, err := openSimple(b, "info", "Im")
 	if err != nil {
 		return nil, err
 	}
+	if !owned {
+		b = bytes.Clone(b)
+	}
 	blk := new(infoBlock)
-	d := decoder{r: newBodyReader(bytes.Clone(b)), packet: "info"}
+	d := decoder{r: newBodyReader(b), packet: "info"}
 	if t == TypeInfoReplyGoldSource {
 		blk.info.parseGoldSource(&d, &blk.mod)
 		if d.err != nil {

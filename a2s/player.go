@@ -40,11 +40,18 @@ const shipEntry = 8
 // non-Ship reply is never misread; a Ship block that happens to read as
 // entries, such as 40 zero bytes, is taken as entries). A packet ending
 // inside an entry is an error. The result does not alias b.
-func ParsePlayers(b []byte) (*Players, error) {
+func ParsePlayers(b []byte) (*Players, error) { return parsePlayers(b, false) }
+
+// parsePlayers is ParsePlayers; when owned, the names alias b instead of a
+// copy of it.
+func parsePlayers(b []byte, owned bool) (*Players, error) {
 	if _, _, err := openSimple(b, "players", string(TypePlayerReply)); err != nil {
 		return nil, err
 	}
-	d := decoder{r: newBodyReader(bytes.Clone(b)), packet: "players"}
+	if !owned {
+		b = bytes.Clone(b)
+	}
+	d := decoder{r: newBodyReader(b), packet: "players"}
 	p := &Players{Count: d.u8()}
 	if d.err != nil {
 		return nil, d.err

@@ -30,7 +30,11 @@ type Rules struct {
 // entries before it are returned together with a *ParseError wrapping
 // ErrTruncated; the partial Rules is nil only when the header itself is
 // bad. The result does not alias b.
-func ParseRules(b []byte) (*Rules, error) {
+func ParseRules(b []byte) (*Rules, error) { return parseRules(b, false) }
+
+// parseRules is ParseRules; when owned, Raw aliases b instead of a copy of
+// it.
+func parseRules(b []byte, owned bool) (*Rules, error) {
 	r, _, err := openSimple(b, "rules", string(TypeRulesReply))
 	if err != nil {
 		return nil, err
@@ -40,7 +44,10 @@ func ParseRules(b []byte) (*Rules, error) {
 		return nil, parseErr("rules", r.Offset(), err)
 	}
 	const bodyOff = 7 // header, type, count
-	rs := &Rules{Count: count, Raw: bytes.Clone(r.Rest())}
+	rs := &Rules{Count: count, Raw: r.Rest()}
+	if !owned {
+		rs.Raw = bytes.Clone(rs.Raw)
+	}
 	d := decoder{r: wire.NewReader(rs.Raw), packet: "rules"}
 	// Each entry needs at least two NULs; count them to size List once.
 	rs.List = make([]Rule, 0, min(int(count), bytes.Count(rs.Raw, []byte{0})/2))
