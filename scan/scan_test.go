@@ -287,7 +287,7 @@ func TestScanHostInterval(t *testing.T) {
 	// Each server is listed three times: its queries must be one at a
 	// time and HostInterval apart.
 	ls, list := startLimitServer(t, 4, 0)
-	const gap = 30 * time.Millisecond
+	const gap = 100 * time.Millisecond
 	s := &Scanner{Protocol: A2S{Info: true}, HostInterval: gap, Timeout: 5 * time.Second, MinTimeout: 5 * time.Second}
 	sum, err := s.Scan(context.Background(), strings.NewReader(list+list+list), nil)
 	if err != nil {
@@ -298,7 +298,9 @@ func TestScanHostInterval(t *testing.T) {
 	if sum.Answered != 12 || ls.requests != 12 {
 		t.Fatalf("%+v, %d requests", sum, ls.requests)
 	}
-	if ls.minGap < gap {
+	// The server sees arrivals, which its scheduling may delay: allow it
+	// a fifth of the interval.
+	if ls.minGap < gap*4/5 {
 		t.Errorf("requests to one server %v apart, HostInterval %v", ls.minGap, gap)
 	}
 }

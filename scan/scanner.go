@@ -208,6 +208,8 @@ type run struct {
 	busy    map[netip.AddrPort]bool
 	perIP   map[netip.Addr]int
 	waiting map[netip.Addr][]*flight
+	recent  map[netip.AddrPort]time.Time // HostInterval: when finished servers may next be sent to
+	sweepAt int                          // size of recent that triggers a sweep
 
 	outMu   sync.Mutex
 	out     []*Result
@@ -232,6 +234,7 @@ func (s *Scanner) newRun(ctx context.Context, emit func(*Result)) (*run, error) 
 		busy:     map[netip.AddrPort]bool{},
 		perIP:    map[netip.Addr]int{},
 		waiting:  map[netip.Addr][]*flight{},
+		recent:   map[netip.AddrPort]time.Time{},
 		outKick:  make(chan struct{}, 1),
 		emit:     emit,
 		emitted:  make(chan struct{}),
@@ -377,7 +380,7 @@ func (r *run) admit(f *flight) {
 		r.mu.Unlock()
 		return
 	}
-	r.occupy(addr)
+	r.occupy(f)
 	r.mu.Unlock()
 	f.launch()
 }
@@ -386,10 +389,17 @@ func (r *run) startable(addr netip.AddrPort) bool {
 	return !r.busy[addr] && (r.maxPerIP <= 0 || r.perIP[addr.Addr()] < r.maxPerIP)
 }
 
-func (r *run) occupy(addr netip.AddrPort) {
+// occupy marks f's server busy; r.mu is held. A flight of a server that
+// was queried less than HostInterval ago waits for the rest of it.
+func (r *run) occupy(f *flight) {
+	addr := f.res.Addr
 	r.busy[addr] = true
 	if r.maxPerIP > 0 {
 		r.perIP[addr.Addr()]++
+	}
+	if next, ok := r.recent[addr]; ok {
+		f.nextSend = next
+		delete(r.recent, addr)
 	}
 }
 
@@ -401,6 +411,9 @@ func (r *run) release(addr netip.AddrPort, nextSend time.Time) {
 	var ready []*flight
 	r.mu.Lock()
 	delete(r.busy, addr)
+	if r.interval > 0 {
+		r.remember(addr, nextSend)
+	}
 	if r.maxPerIP > 0 {
 		if r.perIP[ip]--; r.perIP[ip] <= 0 {
 			delete(r.perIP, ip)
@@ -410,10 +423,7 @@ func (r *run) release(addr netip.AddrPort, nextSend time.Time) {
 		kept := w[:0]
 		for _, f := range w {
 			if r.startable(f.res.Addr) {
-				r.occupy(f.res.Addr)
-				if f.res.Addr == addr {
-					f.nextSend = nextSend
-				}
+				r.occupy(f)
 				ready = append(ready, f)
 			} else {
 				kept = append(kept, f)
@@ -430,6 +440,24 @@ func (r *run) release(addr netip.AddrPort, nextSend time.Time) {
 	for _, f := range ready {
 		f.launch()
 	}
+}
+
+// remember keeps when addr may next be sent to, for a flight of the same
+// server that comes later; r.mu is held. Entries that have passed are
+// swept whenever the table doubles, so it holds about the servers
+// finished within the last HostInterval.
+func (r *run) remember(addr netip.AddrPort, next time.Time) {
+	r.recent[addr] = next
+	if len(r.recent) < r.sweepAt {
+		return
+	}
+	now := time.Now()
+	for a, t := range r.recent {
+		if t.Before(now) {
+			delete(r.recent, a)
+		}
+	}
+	r.sweepAt = max(64, 2*len(r.recent))
 }
 
 // deliver queues a finished result for the emitter.
@@ -631,10 +659,11 @@ func (f *flight) transmit(now time.Time, out *sendBatch) {
 	if f.r.interval == 0 && out.add(f.buf, f.res.Addr) {
 		return // a failed batched send is left to the retry timer
 	}
-	if _, err := f.sock.conn.WriteToUDPAddrPort(f.buf, f.res.Addr); err != nil {
-		if errors.Is(err, net.ErrClosed) {
-			return
-		}
+	_, err := f.sock.conn.WriteToUDPAddrPort(f.buf, f.res.Addr)
+	if f.r.interval > 0 {
+		f.nextSend = time.Now().Add(f.r.interval) // from the datagram's departure
+	}
+	if err != nil && !errors.Is(err, net.ErrClosed) {
 		f.do(f.q.expire(err), now, nil)
 	}
 }
