@@ -67,7 +67,7 @@ run() {
 	f0=$(cputicks "$FLEET_PID"); t0=$(date +%s.%N)
 	/usr/bin/time -f "%U %S %M" -o "$W/time" "$@" >"$W/out" 2>"$W/err" || true
 	t1=$(date +%s.%N); f1=$(cputicks "$FLEET_PID")
-	read -r u s rss <"$W/time"
+	read -r u s rss < <(tail -1 "$W/time")
 	local answered
 	answered=$($count)
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$answered" \
@@ -139,8 +139,9 @@ for sc in $SCENARIOS; do
 			done
 			wait "$pid" || true
 			echo "$list lines: $(tail -1 "$W/err" | sed 's/^gsq: //')"
-			echo "$samples" | awk '{ min = $1; max = $1; for (i = 1; i <= NF; i++) { if ($i < min) min = $i; if ($i > max) max = $i }
-				printf "  RSS sampled every 0.5 s: %d samples, min %.1f MB, max %.1f MB\n", NF, min / 1024, max / 1024 }'
+			# the first sample is the process starting up: leave it out
+			echo "$samples" | awk '{ n = 0; for (i = 2; i <= NF; i++) v[++n] = $i; asort(v)
+				printf "  RSS sampled every 0.5 s after the first: %d samples, min %.1f MB, median %.1f MB, max %.1f MB\n", n, v[1] / 1024, v[int((n + 1) / 2)] / 1024, v[n] / 1024 }'
 		done
 		rm -f "$W/million" "$W/100k"; stop ;;
 	E)
