@@ -301,8 +301,13 @@ func (c *Client) Info(ctx context.Context, addr netip.AddrPort) (*InfoResult, er
 		return nil, err
 	}
 	defer c.finish(cl)
-	res := &InfoResult{Ping: rtt}
-	if err := res.add(ev.reply); err != nil {
+	// The result and its first Info come in one allocation.
+	blk := &struct {
+		res  InfoResult
+		info infoBlock
+	}{res: InfoResult{Ping: rtt}}
+	res := &blk.res
+	if err := res.add(ev.reply, &blk.info); err != nil {
 		return nil, err
 	}
 	if res.Info.Format != TypeInfoReplyGoldSource {
@@ -324,7 +329,7 @@ func (c *Client) Info(ctx context.Context, addr netip.AddrPort) (*InfoResult, er
 				}
 				return res, nil // closed: keep what we have
 			}
-			if err := res.add(ev.reply); err == nil && res.Info.Format != TypeInfoReplyGoldSource {
+			if err := res.add(ev.reply, nil); err == nil && res.Info.Format != TypeInfoReplyGoldSource {
 				return res, nil
 			}
 		case <-cl.timer.C:
@@ -335,9 +340,10 @@ func (c *Client) Info(ctx context.Context, addr netip.AddrPort) (*InfoResult, er
 	}
 }
 
-// add parses an INFO reply, which it takes over, into r.
-func (r *InfoResult) add(reply []byte) error {
-	info, err := parseInfo(reply, true)
+// add parses an INFO reply, which it takes over, into r; in blk if it is
+// not nil.
+func (r *InfoResult) add(reply []byte, blk *infoBlock) error {
+	info, err := parseInfo(reply, true, blk)
 	if err != nil {
 		return err
 	}

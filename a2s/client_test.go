@@ -504,3 +504,100 @@ func TestClientGenericPacketConn(t *testing.T) {
 	}
 	checkRules(t, rules, a2stest.DefaultRules())
 }
+
+// TestClientQueryAllocs: INFO, PLAYER and RULES (a 3-fragment split) with
+// the challenge cached allocate 9 times in all, the server included (it
+// answers from its cache): per reply one owned buffer that the result
+// aliases (the reassembled RULES payload is that buffer), plus the result
+// structs and lists. The budget of 10 leaves room for a pool refilled after
+// a GC.
+func TestClientQueryAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	srv := a2stest.NewServer(a2stest.Profile{RateLimit: -1})
+	defer srv.Close()
+	c := newClient(t)
+	ctx := testCtx(t)
+	var err error
+	query := func() {
+		if err != nil {
+			return
+		}
+		if _, err = c.Info(ctx, srv.Addr()); err != nil {
+			return
+		}
+		if _, err = c.Players(ctx, srv.Addr()); err != nil {
+			return
+		}
+		_, err = c.Rules(ctx, srv.Addr())
+	}
+	query() // opens the socket and caches the challenge
+	allocs := testing.AllocsPerRun(100, query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allocs > 10 {
+		t.Errorf("%.0f allocations per INFO+PLAYER+RULES, want at most 10", allocs)
+	}
+}
+
+// TestClientResultsIndependent: results alias the buffers the client
+// received them in, so those buffers must never be reused: earlier results
+// stay intact while later queries run, alone or concurrently.
+func TestClientResultsIndependent(t *testing.T) {
+	p := a2stest.Profile{RateLimit: -1}
+	srv := a2stest.NewServer(p)
+	defer srv.Close()
+	wantInfo, wantPlayers, wantRules := profileContent(p)
+	c := newClient(t)
+	ctx := testCtx(t)
+	var infos []*a2s.Info
+	var players []*a2s.Players
+	var rules []*a2s.Rules
+	var mu sync.Mutex
+	for range 3 {
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				in, err := c.Info(ctx, srv.Addr())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				pl, err := c.Players(ctx, srv.Addr())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				rl, err := c.Rules(ctx, srv.Addr())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				infos, players, rules = append(infos, in.Info), append(players, pl), append(rules, rl)
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+	}
+	for i := range infos {
+		checkInfo(t, infos[i], wantInfo)
+		checkPlayers(t, players[i], wantPlayers)
+		checkRules(t, rules[i], wantRules)
+	}
+	// Each result owns its bytes: scribbling over one leaves the others.
+	for i := range rules[0].Raw {
+		rules[0].Raw[i] = 0
+	}
+	for i := range infos[0].Name {
+		infos[0].Name[i] = 0
+	}
+	for i := 1; i < len(infos); i++ {
+		checkInfo(t, infos[i], wantInfo)
+		checkRules(t, rules[i], wantRules)
+	}
+}

@@ -177,11 +177,12 @@ type infoBlock struct {
 // rejected with ErrMalformed: it means the server left a field out and
 // every later field would be garbage. Bytes after the last announced field
 // are ignored. See the package documentation for the 'm' mod section.
-func ParseInfo(b []byte) (*Info, error) { return parseInfo(b, false) }
+func ParseInfo(b []byte) (*Info, error) { return parseInfo(b, false, nil) }
 
 // parseInfo is ParseInfo; when owned, the Text fields alias b instead of a
-// copy of it (the client hands over buffers it will not touch again).
-func parseInfo(b []byte, owned bool) (*Info, error) {
+// copy of it (the client hands over buffers it will not touch again). The
+// result is built in blk when it is not nil.
+func parseInfo(b []byte, owned bool, blk *infoBlock) (*Info, error) {
 	_, t, err := openSimple(b, "info", "Im")
 	if err != nil {
 		return nil, err
@@ -189,7 +190,9 @@ func parseInfo(b []byte, owned bool) (*Info, error) {
 	if !owned {
 		b = bytes.Clone(b)
 	}
-	blk := new(infoBlock)
+	if blk == nil {
+		blk = new(infoBlock)
+	}
 	d := decoder{r: newBodyReader(b), packet: "info"}
 	if t == TypeInfoReplyGoldSource {
 		blk.info.parseGoldSource(&d, &blk.mod)
