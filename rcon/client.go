@@ -86,7 +86,9 @@ type Client struct {
 
 	slot     chan struct{} // serial mode: held for a whole command
 	redial   chan struct{} // held while (re)connecting
-	wmu      sync.Mutex    // one packet group per Write
+	coalesce bool          // requests share Writes (see conn.queue)
+	wmu      sync.Mutex    // one request per Write, when not coalescing
+	wbuf     []byte        // encoding scratch, guarded by wmu
 	evmu     sync.Mutex    // guards sends on events against Close
 	evClosed bool
 	readers  sync.WaitGroup
@@ -108,6 +110,7 @@ type conn struct {
 	nc  net.Conn
 	rd  *Reader
 	err error // set once, under Client.mu, when the connection fails
+	wq  writeQueue
 }
 
 // Dial connects to addr ("host:port") over TCP, logs in with password and
@@ -184,6 +187,7 @@ func newClient(password string, opts *Options) (*Client, error) {
 		c.term = o.Dialect.defaultTerminator()
 	}
 	c.pipeline = o.Pipeline && o.Dialect.pipelines() && !prof.serial
+	c.coalesce = c.pipeline && o.Dialect == DialectSource
 	c.slot = make(chan struct{}, 1)
 	c.redial = make(chan struct{}, 1)
 	c.events = make(chan Packet, o.EventBuffer)
@@ -656,11 +660,7 @@ func (c *Client) run(ctx context.Context, cl *call, cmd string) ([]byte, error) 
 	d := c.opts.Dialect
 	start := c.term.Start()
 	probed := start == StepProbe && d.backToBack()
-	b, _ := Packet{ID: cl.id, Type: TypeExecCommand, Body: []byte(cmd)}.AppendBinary(make([]byte, 0, 2*14+len(cmd)))
-	if probed {
-		b, _ = cl.probe().AppendBinary(b)
-	}
-	if err := c.write(ctx, cl.cn, b); err != nil {
+	if err := c.send(ctx, cl, cmd, probed); err != nil {
 		return nil, err
 	}
 	var (
@@ -724,32 +724,11 @@ func (c *Client) run(ctx context.Context, cl *call, cmd string) ([]byte, error) 
 		}
 		if sendProbe {
 			probed = true
-			pb, _ := cl.probe().AppendBinary(nil)
-			if err := c.write(ctx, cl.cn, pb); err != nil {
+			if err := c.send(ctx, cl, "", true); err != nil {
 				return out, err
 			}
 		}
 	}
-}
-
-// write sends b in one Write. A failed write leaves the stream in an
-// unknown state, so the connection is dropped.
-func (c *Client) write(ctx context.Context, cn *conn, b []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if dl, ok := ctx.Deadline(); ok {
-		cn.nc.SetWriteDeadline(dl)
-	}
-	if _, err := cn.nc.Write(b); err != nil {
-		c.fail(cn, err)
-		if ctx.Err() != nil {
-			return ctxErr(ctx)
-		}
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		return cn.err
-	}
-	return nil
 }
 
 // call is one request in flight.

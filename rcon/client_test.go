@@ -348,17 +348,7 @@ func TestPipelining(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			cmd := fmt.Sprintf("cmd%d", i)
-			got, err := c.Exec(testCtx(t), cmd)
-			if err != nil || got != strings.Repeat(cmd+" ", 1000) {
-				t.Errorf("%s: got %d bytes, %v", cmd, len(got), err)
-			}
-		})
-	}
-	wg.Wait()
+	execConcurrently(t, c, n, func(cmd string) string { return strings.Repeat(cmd+" ", 1000) }).Wait()
 }
 
 // Serial mode (the default) never has two commands in flight.
@@ -373,19 +363,26 @@ func TestSerialConcurrentCallers(t *testing.T) {
 		defer inFlight.Add(-1)
 		return "ran " + cmd
 	}}, nil)
-	var wg sync.WaitGroup
-	for i := range 10 {
-		wg.Go(func() {
-			cmd := fmt.Sprint("c", i)
-			if got, err := c.Exec(testCtx(t), cmd); err != nil || got != "ran "+cmd {
-				t.Errorf("%s: %q %v", cmd, got, err)
-			}
-		})
-	}
-	wg.Wait()
+	execConcurrently(t, c, 10, func(cmd string) string { return "ran " + cmd }).Wait()
 	if len(cmds) != 10 {
 		t.Fatalf("server ran %d commands", len(cmds))
 	}
+}
+
+// execConcurrently runs the commands c0 ... c<n-1> on c, each in its own
+// goroutine, and checks that each returns want(cmd). The caller waits
+// for them.
+func execConcurrently(t *testing.T, c *Client, n int, want func(cmd string) string) *sync.WaitGroup {
+	wg := new(sync.WaitGroup)
+	for i := range n {
+		wg.Go(func() {
+			cmd := fmt.Sprint("c", i)
+			if got, err := c.Exec(testCtx(t), cmd); err != nil || got != want(cmd) {
+				t.Errorf("%s: got %d bytes %.40q, %v", cmd, len(got), got, err)
+			}
+		})
+	}
+	return wg
 }
 
 func TestIDSequence(t *testing.T) {
