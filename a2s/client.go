@@ -173,7 +173,7 @@ type event struct {
 	// reply is a whole reply of the kind the query waits for, header
 	// included; the query owns it, and the parsed result aliases it.
 	reply []byte
-	at    time.Time // arrival time
+	at    time.Time // arrival time (Info and Ping replies only)
 }
 
 // call is one pending query. Its fields are owned by the querying
@@ -452,6 +452,9 @@ func (c *Client) query(ctx context.Context, addr netip.AddrPort, kind queryKind)
 	legacy := c.LegacyChallenge && !has && (kind == kindPlayers || kind == kindRules)
 	challenges, maxChallenges := 0, c.maxChallenges()
 	retries := c.retries()
+	// Only Info and Ping report the round-trip time: the others skip the
+	// clock.
+	timed := kind == kindInfo || kind == kindPing
 	var sent time.Time
 	fail := func(err error) (*call, event, time.Duration, error) {
 		cl.timer.Stop()
@@ -461,7 +464,9 @@ func (c *Client) query(ctx context.Context, addr netip.AddrPort, kind queryKind)
 	for attempt := 0; attempt <= retries; attempt++ {
 		// The clock starts before the write: the read loop may stamp the
 		// reply before this goroutine runs again.
-		sent = time.Now()
+		if timed {
+			sent = time.Now()
+		}
 		if legacy {
 			err = c.sendLegacyChallenge(cl)
 		} else {
@@ -476,7 +481,11 @@ func (c *Client) query(ctx context.Context, addr netip.AddrPort, kind queryKind)
 			case ev := <-cl.ch:
 				if ev.reply != nil {
 					cl.timer.Stop()
-					return cl, ev, max(ev.at.Sub(sent), 0), nil
+					var rtt time.Duration
+					if timed {
+						rtt = max(ev.at.Sub(sent), 0)
+					}
+					return cl, ev, rtt, nil
 				}
 				if !ev.challenge { // the client was closed or its socket failed
 					return fail(queryError(kind, addr, c.closedErr()))
@@ -487,7 +496,9 @@ func (c *Client) query(ctx context.Context, addr netip.AddrPort, kind queryKind)
 				}
 				legacy = false
 				chal, has = ev.chal, true
-				sent = time.Now()
+				if timed {
+					sent = time.Now()
+				}
 				if err := c.send(cl, chal, has); err != nil {
 					return fail(queryError(kind, addr, err))
 				}
@@ -690,7 +701,7 @@ func (c *Client) received(from netip.AddrPort, b []byte) {
 	if c.Debug != nil {
 		c.Debug("recv", from, b)
 	}
-	c.dispatch(from, b, time.Now())
+	c.dispatch(from, b)
 }
 
 // fail ends the pending queries after the socket failed or was closed.
@@ -711,7 +722,7 @@ func (c *Client) fail(err error) {
 }
 
 // dispatch hands one datagram from addr to the pending queries it answers.
-func (c *Client) dispatch(from netip.AddrPort, b []byte, at time.Time) {
+func (c *Client) dispatch(from netip.AddrPort, b []byte) {
 	if len(b) < 5 {
 		return
 	}
@@ -739,12 +750,12 @@ func (c *Client) dispatch(from netip.AddrPort, b []byte, at time.Time) {
 	default:
 		return
 	}
-	c.deliver(p, from, payload, owned, at)
+	c.deliver(p, from, payload, owned)
 }
 
 // deliver hands a whole reply to the queries of p waiting for it; an owned
 // payload is handed over without a copy. c.mu is held.
-func (c *Client) deliver(p *peer, from netip.AddrPort, payload []byte, owned bool, at time.Time) {
+func (c *Client) deliver(p *peer, from netip.AddrPort, payload []byte, owned bool) {
 	if !hasHeader(payload) {
 		return
 	}
@@ -792,6 +803,10 @@ func (c *Client) deliver(p *peer, from netip.AddrPort, payload []byte, owned boo
 	// server will do), except those already answered. A GoldSource 'm'
 	// INFO reply does not count as the answer: an 'I' one may follow.
 	final := typ != TypeInfoReplyGoldSource
+	var at time.Time // arrival time, read for the queries that report it
+	if kind == kindInfo || kind == kindPing {
+		at = time.Now()
+	}
 	for _, cl := range p.calls {
 		if cl.kind != kind || cl.answered {
 			continue

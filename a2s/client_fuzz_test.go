@@ -3,7 +3,6 @@ package a2s
 import (
 	"net/netip"
 	"testing"
-	"time"
 )
 
 // FuzzClientDispatch hands arbitrary datagrams to the client's demultiplexer
@@ -30,9 +29,9 @@ func FuzzClientDispatch(f *testing.F) {
 			calls = append(calls, cl)
 		}
 		// the datagram, then its halves, as if split across reads
-		c.dispatch(addr, data, time.Now())
-		c.dispatch(addr, data[:len(data)/2], time.Now())
-		c.dispatch(addr, data[len(data)/2:], time.Now())
+		c.dispatch(addr, data)
+		c.dispatch(addr, data[:len(data)/2])
+		c.dispatch(addr, data[len(data)/2:])
 		for _, cl := range calls {
 			for len(cl.ch) > 0 {
 				ev := <-cl.ch
