@@ -140,8 +140,8 @@ for sc in $SCENARIOS; do
 			wait "$pid" || true
 			echo "$list lines: $(tail -1 "$W/err" | sed 's/^gsq: //')"
 			# the first sample is the process starting up: leave it out
-			echo "$samples" | awk '{ n = 0; for (i = 2; i <= NF; i++) v[++n] = $i; asort(v)
-				printf "  RSS sampled every 0.5 s after the first: %d samples, min %.1f MB, median %.1f MB, max %.1f MB\n", n, v[1] / 1024, v[int((n + 1) / 2)] / 1024, v[n] / 1024 }'
+			echo "$samples" | tr ' ' '\n' | grep . | tail -n +2 | sort -n | awk '{ v[NR] = $1 }
+				END { printf "  RSS sampled every 0.5 s after the first: %d samples, min %.1f MB, median %.1f MB, max %.1f MB\n", NR, v[1] / 1024, v[int((NR + 1) / 2)] / 1024, v[NR] / 1024 }'
 		done
 		rm -f "$W/million" "$W/100k"; stop ;;
 	E)
