@@ -93,6 +93,11 @@ func appendJSONFloat(b []byte, f float64) []byte {
 // quotes, backslashes, control characters, <, > and &, U+2028 and
 // U+2029, and invalid UTF-8 as U+FFFD.
 func appendJSONString(b []byte, s string) []byte {
+	if plainASCII(s) {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
@@ -244,12 +249,37 @@ func appendRules(b []byte, r *a2s.Rules) []byte {
 	return append(b, ']')
 }
 
+// jsonPlain marks the bytes a JSON string holds as they are: printable
+// ASCII but for the quote, the backslash and the HTML-sensitive <, > and &.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x7F; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+// plainASCII reports whether s goes into a JSON string unescaped (most
+// names and rules do).
+func plainASCII(s string) bool {
+	for i := range len(s) {
+		if !jsonPlain[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
 // appendTextField appends sep and the field key: raw as object.text
 // does: the string, plus a base64 twin when raw is not UTF-8.
 func appendTextField(b []byte, sep, key string, raw []byte) []byte {
 	b = append(b, sep...)
 	b = appendJSONString(b, key)
 	b = append(b, ':')
+	if s := unsafe.String(unsafe.SliceData(raw), len(raw)); plainASCII(s) {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	if utf8.Valid(raw) {
 		return appendJSONBytes(b, raw)
 	}
