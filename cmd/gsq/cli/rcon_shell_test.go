@@ -106,6 +106,8 @@ type tmuxSession struct {
 	sock string
 	conf string
 	name string
+	// exitFile receives gsq's exit status when it ends.
+	exitFile string
 }
 
 func (s *tmuxSession) run(args ...string) string {
@@ -160,19 +162,18 @@ func (s *tmuxSession) waitText(text string) {
 	s.waitFor(fmt.Sprintf("%q", text), func(screen []string) bool { return strings.Contains(strings.Join(screen, "\n"), text) })
 }
 
-// waitExit waits for gsq to exit and returns "STATUS:SIGNAL".
+// waitExit waits for gsq to exit and returns its exit status, which the
+// shell that tmux started writes to a file (tmux's own #{pane_dead_status}
+// is sometimes never filled in).
 func (s *tmuxSession) waitExit() string {
 	s.t.Helper()
-	var st string
 	for range 200 {
-		// tmux may mark the pane dead a moment before it has the status.
-		st = s.run("display-message", "-p", "-t", s.name, "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}")
-		if dead, rest, _ := strings.Cut(strings.TrimSpace(st), ":"); dead == "1" && rest != "::" {
-			return rest
+		if data, err := os.ReadFile(s.exitFile); err == nil && strings.HasSuffix(string(data), "\n") {
+			return strings.TrimSpace(string(data))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	s.t.Fatalf("gsq did not exit (%q); screen:\n%s", st, strings.Join(s.screen(), "\n"))
+	s.t.Fatalf("gsq did not exit; screen:\n%s", strings.Join(s.screen(), "\n"))
 	return ""
 }
 
@@ -213,17 +214,18 @@ func TestRconShellTmux(t *testing.T) {
 
 	// start runs gsq rcon in a new tmux window; extra holds VAR=value.
 	start := func(name string, extra ...string) *tmuxSession {
-		s := &tmuxSession{t: t, tmux: tmux, sock: sock, conf: conf, name: name}
+		s := &tmuxSession{t: t, tmux: tmux, sock: sock, conf: conf, name: name, exitFile: filepath.Join(dir, name+".exit")}
 		envv := append([]string{"env", "-i", "PATH=" + os.Getenv("PATH"), "TERM=screen", "HOME=" + home,
 			"XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), rconHelperEnv + "=1"}, extra...)
 		argv := append(envv, self, "-test.run=^TestRconShellHelper$", "--", "rcon", addr)
 		for i, a := range argv {
 			argv[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 		}
+		command := strings.Join(argv, " ") + "; echo $? > '" + s.exitFile + "'"
 		if name == "first" {
-			s.run("new-session", "-d", "-s", "gsq", "-n", name, "-x", "120", "-y", "50", strings.Join(argv, " "))
+			s.run("new-session", "-d", "-s", "gsq", "-n", name, "-x", "120", "-y", "50", command)
 		} else {
-			s.run("new-window", "-t", "gsq", "-n", name, strings.Join(argv, " "))
+			s.run("new-window", "-t", "gsq", "-n", name, command)
 		}
 		s.name = "gsq:" + name
 		return s
@@ -297,7 +299,7 @@ func TestRconShellTmux(t *testing.T) {
 
 	s.text(":q")
 	s.keys("Enter")
-	if st := s.waitExit(); st != "0:" {
+	if st := s.waitExit(); st != "0" {
 		t.Errorf(":q: exit status %s, want 0", st)
 	}
 
@@ -330,7 +332,7 @@ func TestRconShellTmux(t *testing.T) {
 		t.Errorf("server ran %q, want one \"echo lost\"", rec)
 	}
 	s.keys("C-d")
-	if st := s.waitExit(); st != "0:" {
+	if st := s.waitExit(); st != "0" {
 		t.Errorf("Ctrl-D: exit status %s, want 0", st)
 	}
 	if strings.Contains(strings.Join(s.screen(), "\n"), testPassword) {

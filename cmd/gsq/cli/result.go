@@ -102,13 +102,13 @@ func (r *A2SResult) JSON() object {
 	}
 	switch {
 	case r.Players != nil:
-		o.set("players", playersJSON(r.Players))
+		o.set("players", playerList{r.Players})
 	case r.PlayersErr != nil:
 		o.set("players", sectionError(r.PlayersErr))
 	}
 	switch {
 	case r.Rules != nil:
-		o.set("rules", rulesJSON(r.Rules))
+		o.set("rules", ruleList{r.Rules})
 	case r.RulesErr != nil:
 		o.set("rules", sectionError(r.RulesErr))
 	}
@@ -231,34 +231,6 @@ func infoJSON(in *a2s.Info) object {
 		o.text("spectator_name", in.SpectatorName)
 	}
 	return o
-}
-
-func playersJSON(p *a2s.Players) []object {
-	list := make([]object, 0, len(p.List))
-	for _, pl := range p.List {
-		var o object
-		o.set("index", pl.Index)
-		o.text("name", pl.Name)
-		o.set("score", pl.Score)
-		o.set("duration", roundFloat(float64(pl.Duration), 3))
-		if p.Ship {
-			o.set("deaths", pl.Deaths)
-			o.set("money", pl.Money)
-		}
-		list = append(list, o)
-	}
-	return list
-}
-
-func rulesJSON(r *a2s.Rules) []object {
-	list := make([]object, 0, len(r.List))
-	for _, rule := range r.List {
-		var o object
-		o.text("name", rule.Name)
-		o.text("value", rule.Value)
-		list = append(list, o)
-	}
-	return list
 }
 
 // roundFloat rounds to n decimals so float32 noise (123.40000152) does not
