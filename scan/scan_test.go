@@ -18,25 +18,16 @@ import (
 	"github.com/gsq-project/gsq/sim"
 )
 
-// startFleet starts n simulated servers on free loopback ports.
+// startFleet starts a simulated fleet on free loopback ports.
 func startFleet(t *testing.T, cfg sim.FleetConfig) *sim.Fleet {
 	t.Helper()
-	var lastErr error
-	for try := range 20 {
-		cfg.Host = "127.0.0.1"
-		cfg.BasePort = 20000 + (int(time.Now().UnixNano()/1000)+try*7919)%40000
-		if cfg.BasePort+cfg.N > 65000 {
-			continue
-		}
-		f, err := sim.StartFleet(cfg)
-		if err == nil {
-			t.Cleanup(f.Close)
-			return f
-		}
-		lastErr = err
+	cfg.Host = "127.0.0.1"
+	f, err := sim.StartFleetAnywhere(cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("no free port range for a fleet of %d: %v", cfg.N, lastErr)
-	return nil
+	t.Cleanup(f.Close)
+	return f
 }
 
 func fleetTargets(f *sim.Fleet) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/netip"
 	"sync"
 	"sync/atomic"
@@ -102,6 +103,26 @@ func RunFleet(ctx context.Context, cfg FleetConfig, logf func(string, ...any)) e
 		logf("fleet: %d requests, %d datagrams sent, %d dropped", s.Requests, s.Sent, s.Dropped)
 	}
 	return nil
+}
+
+// StartFleetAnywhere starts cfg's fleet on a run of cfg.N free ports,
+// ignoring cfg.BasePort. It tries random bases below 32768, where Linux
+// does not hand out ephemeral ports, so the fleet does not collide with the
+// sockets other programs open meanwhile.
+func StartFleetAnywhere(cfg FleetConfig) (*Fleet, error) {
+	const low, high = 10000, 32768
+	if cfg.N <= 0 || cfg.N > high-low {
+		return nil, fmt.Errorf("sim: no room for a fleet of %d servers below port %d", cfg.N, high)
+	}
+	var err error
+	for range 20 {
+		cfg.BasePort = low + rand.IntN(high-low-cfg.N+1)
+		var f *Fleet
+		if f, err = StartFleet(cfg); err == nil {
+			return f, nil
+		}
+	}
+	return nil, err
 }
 
 // StartFleet binds every server's socket and starts serving.

@@ -231,7 +231,7 @@ one, RCON refuses every login.`,
   gsq serve --name "My server" --map cp_badlands --player Alice:10:5m --rule mp_timelimit=30
   gsq serve --config server.yaml --rcon-password secret
   gsq serve --profile goldsource-dual
-  gsq serve --fleet 1000 --base-port 30000 --loss 0.05`,
+  gsq serve --fleet 1000 --base-port 20000 --loss 0.05`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runServe(cmd.Context(), env, cmd, o)
@@ -256,7 +256,7 @@ one, RCON refuses every login.`,
 	f.StringVar(&o.rconPassword, "rcon-password", "", "RCON password (or GSQ_RCON_PASSWORD)")
 	f.StringVar(&o.rconDialect, "rcon-dialect", "source", "RCON dialect: source, cs2 or minecraft")
 	f.IntVar(&o.fleet, "fleet", 0, "run N simulated A2S servers instead of one")
-	f.IntVar(&o.basePort, "base-port", 30000, "first port of the fleet")
+	f.IntVar(&o.basePort, "base-port", 20000, "first port of the fleet (keep the fleet below 32768, where Linux hands out ephemeral ports)")
 	f.Float64Var(&o.loss, "loss", 0, "fleet: probability that a reply datagram is dropped")
 	f.Float64Var(&o.reorder, "reorder", 0, "fleet: probability that a reply datagram is held back behind the next")
 	f.Float64Var(&o.duplicate, "duplicate", 0, "fleet: probability that a reply datagram is sent twice")
