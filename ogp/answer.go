@@ -324,7 +324,7 @@ func encodeList[T any](e *encoder, list []T, count int, fields uint64, enc func(
 		e.bitArray(fields)
 	}
 	if fields != 0 {
-		e.limit(n, len(list))
+		e.limit(n, int64(len(list)))
 		for i := range list {
 			enc(&list[i])
 		}

@@ -278,17 +278,17 @@ type encoder struct {
 	err    error
 }
 
-func (e *encoder) u8(v uint8)           { e.b = append(e.b, v) }
-func (e *encoder) u16(v uint16)         { e.b = wire.AppendUint16(e.b, v) }
-func (e *encoder) u32(v uint32)         { e.b = wire.AppendUint32(e.b, v) }
-func (e *encoder) bitArray(v uint64)    { e.b = appendBitArray(e.b, v) }
-func (e *encoder) varUint(v uint32)     { e.b = AppendVarUint(e.b, v, e.d) }
-func (e *encoder) varSint(v int32)      { e.b = AppendVarSint(e.b, v, e.d) }
-func (e *encoder) count(n int, max int) { e.varUint(uint32(e.limit(n, max))) }
+func (e *encoder) u8(v uint8)             { e.b = append(e.b, v) }
+func (e *encoder) u16(v uint16)           { e.b = wire.AppendUint16(e.b, v) }
+func (e *encoder) u32(v uint32)           { e.b = wire.AppendUint32(e.b, v) }
+func (e *encoder) bitArray(v uint64)      { e.b = appendBitArray(e.b, v) }
+func (e *encoder) varUint(v uint32)       { e.b = AppendVarUint(e.b, v, e.d) }
+func (e *encoder) varSint(v int32)        { e.b = AppendVarSint(e.b, v, e.d) }
+func (e *encoder) count(n int, max int64) { e.varUint(uint32(e.limit(n, max))) }
 
 // limit returns n, or records ErrTooLarge when n exceeds max.
-func (e *encoder) limit(n, max int) int {
-	if n > max {
+func (e *encoder) limit(n int, max int64) int {
+	if int64(n) > max {
 		e.fail(ErrTooLarge)
 	}
 	return n

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command query asks every server of a target list for A2S_INFO,
 // A2S_PLAYER and A2S_RULES, with either the gsq client or
 // rumblefrog/go-a2s v1.0.2, from the same number of goroutines, and prints

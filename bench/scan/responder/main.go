@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux && (amd64 || arm64)
 
 // Command responder is the yardstick of bench/scan/scan.sh for the
 // simulated fleet: N A2S responders on 127.0.0.1 ports P..P+N-1 serving
