@@ -31,7 +31,7 @@ func queryA2S(ctx context.Context, env *Env, o *queryOptions, target string) que
 	o.a2sOnce.Do(func() {
 		o.a2sClient = &a2s.Client{Timeout: o.timeout, Retries: o.retries}
 		if o.debug {
-			o.a2sClient.Debug = hexDumper(env.Stderr)
+			o.a2sClient.Debug = hexDumper(env.Stderr, describeA2S)
 		}
 	})
 	r := QueryA2S(ctx, o.a2sClient, addr, o.info, o.players, o.rules)
@@ -179,10 +179,11 @@ func formatDuration(seconds float32) string {
 	return (time.Duration(seconds) * time.Second).Round(time.Second).String()
 }
 
-// hexDumper returns an a2s.Client debug hook that writes an annotated hex
-// dump of each datagram to w. Queries run concurrently, so writes are
-// serialised.
-func hexDumper(w io.Writer) func(dir string, addr netip.AddrPort, b []byte) {
+// hexDumper returns a client debug hook (a2s.Client.Debug, ogp.Client.Debug)
+// that writes each datagram to w as a hex dump headed by its direction,
+// peer, size and what describe makes of it. Queries run concurrently, so
+// writes are serialised.
+func hexDumper(w io.Writer, describe func([]byte) string) func(dir string, addr netip.AddrPort, b []byte) {
 	var mu sync.Mutex
 	return func(dir string, addr netip.AddrPort, b []byte) {
 		mu.Lock()
@@ -191,7 +192,7 @@ func hexDumper(w io.Writer) func(dir string, addr netip.AddrPort, b []byte) {
 		if dir == "recv" {
 			arrow = "<-"
 		}
-		fmt.Fprintf(w, "%s %s %s %d bytes: %s\n%s", dir, arrow, addr, len(b), describeA2S(b), hex.Dump(b))
+		fmt.Fprintf(w, "%s %s %s %d bytes: %s\n%s", dir, arrow, addr, len(b), describe(b), hex.Dump(b))
 	}
 }
 

@@ -40,7 +40,6 @@ import (
 	"math"
 	"net/netip"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 	"unicode/utf8"
@@ -69,7 +68,7 @@ func queryOGP(ctx context.Context, env *Env, o *queryOptions, target string) que
 	c := &ogp.Client{Dialect: dialect, Timeout: o.timeout, Retries: o.retries}
 	defer c.Close()
 	if o.debug {
-		c.Debug = ogpHexDumper(env.Stderr)
+		c.Debug = hexDumper(env.Stderr, describeOGP)
 	}
 	return ogpOutcome(QueryOGP(ctx, c, addr, &q), target, o.color)
 }
@@ -635,26 +634,15 @@ func ansiName(t ogp.Text, ci ogp.ColorInfo) string {
 	return sb.String()
 }
 
-// ogpHexDumper returns an ogp.Client debug hook that writes an annotated
-// hex dump of each datagram to w.
-func ogpHexDumper(w io.Writer) func(dir string, addr netip.AddrPort, b []byte) {
-	var mu sync.Mutex
-	return func(dir string, addr netip.AddrPort, b []byte) {
-		mu.Lock()
-		defer mu.Unlock()
-		arrow := "->"
-		if dir == "recv" {
-			arrow = "<-"
-		}
-		desc := "not OGP"
-		if h, body, err := ogp.ParseHeader(b); err == nil {
-			desc = fmt.Sprintf("OGP %s, flags %s, challenge %#x, request id %#x, body %d bytes", h.Type, h.Flags, h.Challenge, h.RequestID, len(body))
-			if h.Flags&ogp.FlagSplit != 0 && h.Flags&ogp.FlagAnswer != 0 {
-				desc += fmt.Sprintf(", fragment %d of %d", int(h.SplitNo)+1, h.SplitCount)
-			}
-		} else {
-			desc = err.Error()
-		}
-		fmt.Fprintf(w, "%s %s %s %d bytes: %s\n%s", dir, arrow, addr, len(b), desc, hex.Dump(b))
+// describeOGP names an OGP datagram from its header, for --debug.
+func describeOGP(b []byte) string {
+	h, body, err := ogp.ParseHeader(b)
+	if err != nil {
+		return err.Error()
 	}
+	desc := fmt.Sprintf("OGP %s, flags %s, challenge %#x, request id %#x, body %d bytes", h.Type, h.Flags, h.Challenge, h.RequestID, len(body))
+	if h.Flags&ogp.FlagSplit != 0 && h.Flags&ogp.FlagAnswer != 0 {
+		desc += fmt.Sprintf(", fragment %d of %d", int(h.SplitNo)+1, h.SplitCount)
+	}
+	return desc
 }
