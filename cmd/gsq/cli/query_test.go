@@ -274,3 +274,16 @@ func TestServeAndQuery(t *testing.T) {
 		t.Errorf("serve did not say what it serves:\n%s", serveErr.String())
 	}
 }
+
+func TestQueryOGPDebug(t *testing.T) {
+	srv := ogpServer(t, "v0.91")
+	code, _, stderr := runGSQ(t, nil, nil, nil, "query", "--protocol", "ogp", "--debug", srv.Addr().String())
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{"send -> " + srv.Addr().String(), "recv <- " + srv.Addr().String(), "OGP ", "request id", "00000000  ff ff ff ff 4f 47 50 00"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("debug output lacks %q:\n%s", want, stderr)
+		}
+	}
+}
