@@ -69,12 +69,6 @@ func a2sOutcome(r *A2SResult, target string) queryOutcome {
 	return out
 }
 
-func exitCodeOf(err error) int {
-	if ee, ok := err.(*exitError); ok {
-		return ee.code
-	}
-	return ExitFailure
-}
 
 // renderA2S prints r as the human-readable table of `gsq query`.
 func renderA2S(w io.Writer, r *A2SResult) {

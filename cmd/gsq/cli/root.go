@@ -62,6 +62,15 @@ func withCode(code int, err error) error {
 	return &exitError{code: code, err: err}
 }
 
+// exitCodeOf is the exit code err carries, or ExitFailure.
+func exitCodeOf(err error) int {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return ExitFailure
+}
+
 // usageError is a bad flag or argument: exit code 2.
 func usageError(format string, args ...any) error {
 	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
