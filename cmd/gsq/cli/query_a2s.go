@@ -69,7 +69,6 @@ func a2sOutcome(r *A2SResult, target string) queryOutcome {
 	return out
 }
 
-
 // renderA2S prints r as the human-readable table of `gsq query`.
 func renderA2S(w io.Writer, r *A2SResult) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
