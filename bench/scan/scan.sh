@@ -2,7 +2,8 @@
 # bench/scan/scan.sh: the proof of issue 5. In one run, against the same
 # simulated fleet (gsq serve --fleet: challenges on, info + players + a
 # 3-fragment rules split per server), it times gsq scan, qstat, gamedig and
-# go-a2s, and prints a table per scenario:
+# go-a2s, and prints a table per scenario (A also runs bench/ceiling, the
+# lean reference client, whose targets/s is the box's ceiling):
 #   A. N servers (default 10,000), 0% loss
 #   B. N servers, 5% reply loss (gsq must answer >= 99%)
 #   C. 1,000 servers, 1% reply loss (gsq: 100% within 1.2 s)
@@ -38,6 +39,7 @@ echo "building into $W ..."
 go build -o "$W/gsq" ./cmd/gsq
 go build -o "$W/goa2s" ./bench/scan/goa2s
 go build -o "$W/responder" ./bench/scan/responder
+go build -o "$W/ceiling" ./bench/ceiling
 GAMEDIG="$ROOT/.peers/node_modules/gamedig"
 
 targets() { # targets N FILE: gsq/go-a2s/gamedig list and the qstat list (FILE.q)
@@ -76,6 +78,7 @@ run() {
 }
 gsq_answered() { sed -n 's/.*: \([0-9]*\) answered.*/\1/p' "$W/err"; }
 peer_answered() { sed -n 's/^answered \([0-9]*\) of.*/\1/p' "$W/err"; }
+ceiling_answered() { sed -n 's/.*answered=\([0-9]*\).*/\1/p' "$W/out"; }
 qstat_answered() { # online servers whose rules came back too
 	grep -c '"sv_fleet_index"' "$W/out" || true
 }
@@ -92,14 +95,29 @@ table() { # table TITLE SERVERS
 				split(rows[i], f, "\t")
 				printf "%-28s %8d %8.2f%% %8.3f %8.3f %9.1f %9.2f %8.2fx\n", f[1], n, 100 * f[2] / n, f[3], f[4], f[5] / 1024, f[6], f[3] / base
 			}
+		}
+		END {
+			# rows[1] is gsq; throughput ratios are inverse wall-time ratios
+			for (i = 2; i <= NR; i++) {
+				split(rows[i], f, "\t")
+				if (f[1] ~ /^qstat/) qstat = f[3]
+				if (f[1] ~ /^ceiling/) ceiling = f[3]
+			}
+			printf "gsq: %.0f targets/s", n / base
+			if (qstat) printf ", %.2fx qstat (target >= 1.5x)", qstat / base
+			if (ceiling) printf ", %.0f%% of the ceiling of %.0f targets/s (target >= 80%%)", 100 * ceiling / base, n / ceiling
+			printf "\n"
 		}' "$W/rows"
 	rm -f "$W/rows"
 }
 
-contest() { # contest SERVERS FILE: every client against the running fleet
-	local n=$1 file=$2
+contest() { # contest SERVERS FILE [ceiling]: every client against the running fleet
+	local n=$1 file=$2 ceiling=${3:-}
 	for _ in $(seq "$REPEAT"); do
 		run "gsq scan" gsq_answered -- "$W/gsq" scan -f "$file" --rate 0
+		if [ -n "$ceiling" ]; then
+			run "ceiling (lean reference)" ceiling_answered -- "$W/ceiling" -f "$file"
+		fi
 		for m in $QSTAT_MAXSIM; do
 			run "qstat" qstat_answered -- quakestat -f "$file.q" -R -P -json -maxsim "$m" -sendinterval 0 -interval 0.2
 			sed -i "\$s/^qstat\t/qstat -maxsim $m\t/" "$W/rows"
@@ -117,7 +135,7 @@ for sc in $SCENARIOS; do
 	case $sc in
 	A)
 		targets "$N" "$W/t"; fleet "$N" 0
-		contest "$N" "$W/t"; table "A. $N servers, 0% loss" "$N"; stop ;;
+		contest "$N" "$W/t" ceiling; table "A. $N servers, 0% loss" "$N"; stop ;;
 	B)
 		targets "$N" "$W/t"; fleet "$N" 0.05
 		contest "$N" "$W/t"; table "B. $N servers, 5% reply loss" "$N"; stop ;;
