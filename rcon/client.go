@@ -110,12 +110,15 @@ type Client struct {
 
 // conn is one live connection and the reason it died.
 type conn struct {
-	nc  net.Conn
-	rd  *Reader
-	err error // set once, under Client.mu, when the connection fails
-	wq  writeQueue
+	nc   net.Conn
+	rd   *Reader
+	err  error         // set once, under Client.mu, when the connection fails
+	dead chan struct{} // closed when err is set
+	wq   writeQueue
 
 	woken []*call // got packets, to be woken (readLoop's own)
+
+	turn readTurn // serial mode: who reads rd (see client_read.go)
 }
 
 // Dial connects to addr ("host:port") over TCP, logs in with password and
@@ -206,7 +209,7 @@ func (c *Client) start(ctx context.Context, nc net.Conn) error {
 		nc.Close()
 		return err
 	}
-	cn := &conn{nc: nc, rd: rd}
+	cn := &conn{nc: nc, rd: rd, dead: make(chan struct{})}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -217,7 +220,12 @@ func (c *Client) start(ctx context.Context, nc net.Conn) error {
 	c.backoff = MinReconnectBackoff
 	c.readers.Add(1)
 	c.mu.Unlock()
-	go c.readLoop(cn)
+	if c.pipeline {
+		go c.readLoop(cn)
+	} else {
+		cn.turn.init()
+		go c.idleReader(cn)
+	}
 	return nil
 }
 
@@ -260,9 +268,8 @@ func (c *Client) auth(ctx context.Context, nc net.Conn, rd *Reader) error {
 }
 
 func (c *Client) authErr(ctx context.Context, err error) error {
-	var ne net.Error
 	switch {
-	case errors.As(err, &ne) && ne.Timeout():
+	case isTimeoutErr(err):
 		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return ctx.Err()
 		}
@@ -376,11 +383,10 @@ func (c *Client) Close() error {
 	return err
 }
 
-// readLoop routes packets until the connection fails. When pipelining,
-// the requests that got packets are woken once no whole packet is left
+// readLoop routes the packets of a pipelined connection until it fails.
+// The requests that got packets are woken once no whole packet is left
 // in the buffer, so that each wakes once for all its packets of one
-// read. A serial request is woken at once, which measured faster: it
-// then runs on the other core while the rest of the read is routed.
+// read.
 func (c *Client) readLoop(cn *conn) {
 	defer c.readers.Done()
 	for {
@@ -392,7 +398,7 @@ func (c *Client) readLoop(cn *conn) {
 		if cl := c.route(cn, p); cl != nil && !slices.Contains(cn.woken, cl) {
 			cn.woken = append(cn.woken, cl)
 		}
-		if !c.pipeline || !packetBuffered(cn.rd.br) || len(cn.woken) >= maxDeferredWakes {
+		if !packetBuffered(cn.rd.br) || len(cn.woken) >= maxDeferredWakes {
 			cn.wakeAll()
 		}
 	}
@@ -454,10 +460,7 @@ func (c *Client) route(cn *conn, p Packet) *call {
 			c.logf("rcon: dropped late packet id %d type %v (%d bytes)", p.ID, p.Type, len(p.Body))
 		}
 		if c.prof.squadTail && len(p.Body) == 0 {
-			cn.wakeAll() // the peek may wait for the tail
-			if cn.rd.peekDiscard(squadTail) {
-				c.logf("rcon: skipped Squad's malformed probe tail")
-			}
+			cn.rd.skipNext(squadTail)
 		}
 	default:
 		c.event(p)
@@ -481,6 +484,7 @@ func (c *Client) fail(cn *conn, err error) {
 		err = fmt.Errorf("%w: %w", ErrConnClosed, err)
 	}
 	cn.err = err
+	close(cn.dead)
 	var calls []*call
 	for id, cl := range c.calls {
 		if cl.cn == cn {
@@ -557,9 +561,14 @@ func (c *Client) reconnect(ctx context.Context, old *conn) error {
 func ctxErr(ctx context.Context) error {
 	err := ctx.Err()
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%w: %w", ErrTimeout, err)
+		return deadlineErr()
 	}
 	return err
+}
+
+// deadlineErr is the error of a command whose deadline passed.
+func deadlineErr() error {
+	return fmt.Errorf("%w: %w", ErrTimeout, context.DeadlineExceeded)
 }
 
 // Exec runs cmd and returns its whole output as text (see DecodeText).
@@ -578,15 +587,27 @@ func (c *Client) ExecBytes(ctx context.Context, cmd string) ([]byte, error) {
 	if n := c.opts.Dialect.MaxCommandLen(); len(cmd) > n {
 		return nil, fmt.Errorf("%w: %d bytes, %v allows %d", ErrCommandTooLong, len(cmd), c.opts.Dialect, n)
 	}
+	canceled := ctx.Done()
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	if !c.pipeline {
-		if err := c.acquire(ctx); err != nil {
-			return nil, err
-		}
-		defer c.release()
-		c.settle(ctx)
+	if c.pipeline {
+		return c.exec(ctx, cmd)
 	}
+	if err := c.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer c.release()
+	if canceled != nil {
+		// Reads carry the deadline; a cancellation must interrupt them.
+		stop := context.AfterFunc(ctx, c.interruptRead)
+		defer stop()
+	}
+	c.settle(ctx)
+	return c.exec(ctx, cmd)
+}
+
+// exec runs cmd on the live connection.
+func (c *Client) exec(ctx context.Context, cmd string) ([]byte, error) {
 	cn, err := c.connection(ctx)
 	if err != nil {
 		return nil, err
@@ -595,9 +616,26 @@ func (c *Client) ExecBytes(ctx context.Context, cmd string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !c.pipeline {
+		if err := c.takeTurn(ctx, cn); err != nil {
+			c.retire(cl, err)
+			return nil, err
+		}
+		defer c.endTurn(cn)
+	}
 	out, err := c.run(ctx, cl, cmd)
 	c.retire(cl, err)
 	return out, err
+}
+
+// interruptRead wakes whoever reads the live connection.
+func (c *Client) interruptRead() {
+	c.mu.Lock()
+	cn := c.cn
+	c.mu.Unlock()
+	if cn != nil {
+		cn.nc.SetReadDeadline(pastDeadline)
+	}
 }
 
 // acquire takes the serial slot and waits out CommandDelay.
@@ -684,17 +722,11 @@ func (c *Client) settle(ctx context.Context) {
 	if cl == nil {
 		return
 	}
-	t := time.NewTimer(AbandonedGrace)
-	defer t.Stop()
-wait:
-	for !cl.answered() {
-		select {
-		case <-cl.notify:
-		case <-t.C:
-			break wait
-		case <-ctx.Done():
-			break wait
-		}
+	ctx, cancel := context.WithTimeout(ctx, AbandonedGrace)
+	defer cancel()
+	if !cl.answered() && c.takeTurn(ctx, cl.cn) == nil {
+		_, _ = c.readFor(ctx, cl, 0) // whatever ended the wait, go on
+		c.endTurn(cl.cn)
 	}
 	c.retire(cl, nil)
 }
@@ -711,7 +743,6 @@ func (c *Client) run(ctx context.Context, cl *call, cmd string) ([]byte, error) 
 		out   []byte
 		n     int
 		timer *time.Timer
-		quiet <-chan time.Time
 	)
 	defer func() {
 		if timer != nil {
@@ -719,22 +750,14 @@ func (c *Client) run(ctx context.Context, cl *call, cmd string) ([]byte, error) 
 		}
 	}()
 	for {
-		quiet = nil
-		if s := c.term.Silence(n); s > 0 {
-			if timer == nil {
-				timer = time.NewTimer(s)
-			} else {
-				timer.Reset(s)
-			}
-			quiet = timer.C
+		silent, err := false, error(nil)
+		if c.pipeline {
+			silent, err = cl.await(ctx, c.term.Silence(n), &timer)
+		} else {
+			silent, err = c.readFor(ctx, cl, c.term.Silence(n))
 		}
-		silent := false
-		select {
-		case <-cl.notify:
-		case <-quiet:
-			silent = true
-		case <-ctx.Done():
-			return out, ctxErr(ctx)
+		if err != nil {
+			return out, err
 		}
 		pkts, err := cl.take()
 		if silent && len(pkts) == 0 && err == nil {
@@ -772,6 +795,28 @@ func (c *Client) run(ctx context.Context, cl *call, cmd string) ([]byte, error) 
 				return out, err
 			}
 		}
+	}
+}
+
+// await waits until cl is woken, or until silence (when > 0) passes
+// without a wake-up, which it reports. timer is reused across calls.
+func (cl *call) await(ctx context.Context, silence time.Duration, timer **time.Timer) (silent bool, err error) {
+	var quiet <-chan time.Time
+	if silence > 0 {
+		if *timer == nil {
+			*timer = time.NewTimer(silence)
+		} else {
+			(*timer).Reset(silence)
+		}
+		quiet = (*timer).C
+	}
+	select {
+	case <-cl.notify:
+		return false, nil
+	case <-quiet:
+		return true, nil
+	case <-ctx.Done():
+		return false, ctxErr(ctx)
 	}
 }
 
@@ -830,6 +875,13 @@ func (cl *call) answered() bool {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
 	return cl.replies > 0 || cl.err != nil
+}
+
+// ready reports whether cl has packets or an error waiting.
+func (cl *call) ready() bool {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return len(cl.queue) > 0 || cl.err != nil
 }
 
 // take returns the queued packets and the call's error, if any.

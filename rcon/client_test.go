@@ -854,3 +854,98 @@ func BenchmarkExec1MiB(b *testing.B) {
 		b.Run(d.String(), func(b *testing.B) { benchExec(b, d, out, false) })
 	}
 }
+
+// On a serial connection, a command interrupts the idle reader wherever
+// it is, even in the middle of an unsolicited packet: that packet still
+// reaches Events whole and the answer reaches the command.
+func TestSerialIdleReaderInterruptedMidPacket(t *testing.T) {
+	chat, _ := Packet{ID: 0, Type: TypeChatValue, Body: []byte("[ChatAll] split across the command")}.AppendBinary(nil)
+	half := len(chat) / 2
+	sentHalf := make(chan struct{})
+	s := startFake(t, func(c *fakeConn) {
+		if !(emu{password: "pw"}).authSource(c) {
+			return
+		}
+		c.writeRaw(chat[:half])
+		close(sentHalf)
+		p, ok := c.read()
+		if !ok {
+			return
+		}
+		probe, _ := c.read()
+		rest := append([]byte(nil), chat[half:]...)
+		for _, q := range []Packet{
+			{ID: p.ID, Type: TypeResponseValue, Body: []byte("answer")},
+			{ID: probe.ID}, {ID: probe.ID, Body: []byte{0, 0, 0, 1}},
+		} {
+			rest, _ = q.AppendBinary(rest)
+		}
+		c.writeRaw(rest)
+		drain(c)
+	})
+	c, err := Dial(testCtx(t), s.addr(), "pw", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-sentHalf
+	// Let the idle reader take over and block inside the chat packet.
+	time.Sleep(20 * idleReadDelay)
+	got, err := c.Exec(testCtx(t), "cmd")
+	if err != nil || got != "answer" {
+		t.Fatalf("Exec = %q, %v", got, err)
+	}
+	select {
+	case ev := <-c.Events():
+		if ev.Type != TypeChatValue || string(ev.Body) != "[ChatAll] split across the command" {
+			t.Fatalf("event = %+v", ev)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the split chat packet never reached Events")
+	}
+}
+
+// A serial connection left idle is still read: an unsolicited packet
+// reaches Events with no command running, and a dropped connection is
+// noticed, so the next command reconnects instead of failing.
+func TestSerialIdleConnectionIsRead(t *testing.T) {
+	e := emu{password: "pw"}
+	s := startFake(t, func(c *fakeConn) {
+		if c.index > 1 {
+			e.serve(c)
+			return
+		}
+		if e.authSource(c) {
+			c.send(Packet{ID: 0, Type: TypeChatValue, Body: []byte("idle chat")})
+			time.Sleep(50 * time.Millisecond)
+		} // then drop the first connection while the client is idle
+	})
+	c, err := Dial(testCtx(t), s.addr(), "pw", &Options{Reconnect: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-c.Events():
+		if string(ev.Body) != "idle chat" {
+			t.Fatalf("event = %+v", ev)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event while idle")
+	}
+	// Wait (bounded) until the idle reader has seen the connection drop.
+	for i := 0; ; i++ {
+		c.mu.Lock()
+		dead := c.cn.err != nil
+		c.mu.Unlock()
+		if dead {
+			break
+		}
+		if i == 1000 {
+			t.Fatal("the dropped connection was never noticed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	got, err := c.Exec(testCtx(t), "again")
+	if err != nil || got != "ran again" {
+		t.Fatalf("Exec after the drop = %q, %v", got, err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 
 	"github.com/gsq-project/gsq/internal/wire"
 )
@@ -146,10 +147,20 @@ func decodePayload(payload []byte) Packet {
 // io.ReadFull, so packets split across or coalesced within TCP segments
 // are handled. It buffers its input. Every packet gets a freshly
 // allocated body that the caller may keep.
+//
+// A read interrupted by a timeout (a deadline on a net.Conn) can be
+// resumed: the bytes of the packet read so far are kept, and the next
+// ReadPacket carries on from there. That lets a reader be interrupted
+// at any moment without losing its place in the stream.
 type Reader struct {
 	br  *bufio.Reader
 	max int
-	hdr [4]byte
+
+	hdr     [4]byte
+	hdrN    int    // bytes of hdr read so far
+	payload []byte // the packet being read once its size is known
+	payN    int    // bytes of payload read so far
+	skip    []byte // bytes to discard first if the stream holds them next
 }
 
 // NewReader returns a Reader on r that rejects size fields above max
@@ -165,35 +176,67 @@ func NewReader(r io.Reader, max int) *Reader {
 // cleanly between packets, a [*ParseError] matching [ErrTruncated] if it
 // ends inside one, a [*ParseError] holding a [*SizeError] for a size
 // field out of range (nothing is allocated then), and I/O errors as they
-// come. After an error the stream position is undefined; discard the
-// Reader.
+// come. After a timeout the read can be resumed (see [Reader]); after
+// any other error the stream position is undefined: discard the Reader.
 func (r *Reader) ReadPacket() (Packet, error) {
-	if n, err := io.ReadFull(r.br, r.hdr[:]); err != nil {
-		return Packet{}, truncated(err, n)
+	if r.skip != nil {
+		if err := r.skipPrefix(); err != nil {
+			return Packet{}, truncated(err, 0)
+		}
 	}
-	hr := wire.NewReader(r.hdr[:])
-	size32, _ := hr.Int32()
-	size, err := checkSize(size32, r.max)
+	if r.payload == nil {
+		n, err := io.ReadFull(r.br, r.hdr[r.hdrN:])
+		r.hdrN += n
+		if err != nil {
+			return Packet{}, truncated(err, r.hdrN)
+		}
+		hr := wire.NewReader(r.hdr[:])
+		size32, _ := hr.Int32()
+		size, err := checkSize(size32, r.max)
+		if err != nil {
+			return Packet{}, err
+		}
+		r.payload = make([]byte, size)
+	}
+	n, err := io.ReadFull(r.br, r.payload[r.payN:])
+	r.payN += n
 	if err != nil {
-		return Packet{}, err
+		return Packet{}, truncated(err, 4+r.payN)
 	}
-	payload := make([]byte, size)
-	if n, err := io.ReadFull(r.br, payload); err != nil {
-		return Packet{}, truncated(err, 4+n)
-	}
-	return decodePayload(payload), nil
+	p := decodePayload(r.payload)
+	r.hdrN, r.payload, r.payN = 0, nil, 0
+	return p, nil
 }
 
-// peekDiscard discards the next len(prefix) bytes if they equal prefix.
-// It blocks until that many bytes are buffered, so call it only when
-// more data is due anyway. Errors are left for the next ReadPacket.
-func (r *Reader) peekDiscard(prefix []byte) bool {
-	b, err := r.br.Peek(len(prefix))
-	if err != nil || string(b) != string(prefix) {
-		return false
+// skipNext makes the next ReadPacket first discard prefix if the stream
+// holds exactly those bytes next (Squad's stray tail, see squadTail).
+// Waiting for them is part of that ReadPacket, and so can be resumed.
+func (r *Reader) skipNext(prefix []byte) {
+	r.skip = prefix
+}
+
+// skipPrefix discards r.skip if the stream starts with it. It keeps
+// r.skip after a timeout, so that the next call looks again.
+func (r *Reader) skipPrefix() error {
+	b, err := r.br.Peek(len(r.skip))
+	if err != nil && len(b) < len(r.skip) {
+		if isTimeoutErr(err) {
+			return err
+		}
+		r.skip = nil // the stream ended: let the read report it
+		return nil
 	}
-	_, _ = r.br.Discard(len(prefix))
-	return true
+	if string(b) == string(r.skip) {
+		_, _ = r.br.Discard(len(r.skip))
+	}
+	r.skip = nil
+	return nil
+}
+
+// isTimeoutErr reports whether err is a deadline expiring.
+func isTimeoutErr(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // truncated maps an end of stream after n bytes of a packet to the

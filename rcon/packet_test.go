@@ -314,3 +314,77 @@ func BenchmarkReadPacket(b *testing.B) {
 		}
 	}
 }
+
+// stallReader returns b, failing with a timeout once at every offset in
+// stalls, as a net.Conn does when its read deadline passes.
+type stallReader struct {
+	b      []byte
+	off    int
+	stalls map[int]bool
+}
+
+type timeoutError struct{}
+
+func (timeoutError) Error() string   { return "i/o timeout" }
+func (timeoutError) Timeout() bool   { return true }
+func (timeoutError) Temporary() bool { return true }
+
+func (s *stallReader) Read(p []byte) (int, error) {
+	if s.stalls[s.off] {
+		delete(s.stalls, s.off)
+		return 0, timeoutError{}
+	}
+	if s.off == len(s.b) {
+		return 0, io.EOF
+	}
+	end := len(s.b)
+	for o := range s.stalls {
+		if o > s.off && o < end {
+			end = o
+		}
+	}
+	n := copy(p, s.b[s.off:end])
+	s.off += n
+	return n, nil
+}
+
+// A read interrupted by a timeout anywhere in a packet, or in the stray
+// prefix it was told to skip, resumes where it stopped.
+func TestReaderResumesAfterTimeout(t *testing.T) {
+	want := Packet{ID: 7, Type: TypeResponseValue, Body: []byte("resumed body")}
+	pkt := stream(t, want)
+	for _, skip := range []bool{false, true} {
+		b := pkt
+		if skip {
+			b = raw(squadTail, pkt)
+		}
+		for cut := 0; cut < len(b); cut++ {
+			rd := NewReader(&stallReader{b: b, stalls: map[int]bool{cut: true}}, 0)
+			if skip {
+				rd.skipNext(squadTail)
+			}
+			_, err := rd.ReadPacket()
+			if !isTimeoutErr(err) {
+				t.Fatalf("skip=%v cut %d: first read err = %v, want a timeout", skip, cut, err)
+			}
+			got, err := rd.ReadPacket()
+			if err != nil || got.ID != want.ID || got.Type != want.Type || !bytes.Equal(got.Body, want.Body) {
+				t.Fatalf("skip=%v cut %d: resumed read = %+v, %v", skip, cut, got, err)
+			}
+			if _, err := rd.ReadPacket(); err != io.EOF {
+				t.Fatalf("skip=%v cut %d: after the packet err = %v, want io.EOF", skip, cut, err)
+			}
+		}
+	}
+}
+
+// The skipped prefix is discarded only when it is really there.
+func TestReaderSkipOnlyMatchingPrefix(t *testing.T) {
+	want := Packet{ID: 9, Type: TypeResponseValue, Body: []byte("x")}
+	rd := NewReader(bytes.NewReader(stream(t, want)), 0)
+	rd.skipNext(squadTail)
+	got, err := rd.ReadPacket()
+	if err != nil || got.ID != want.ID || !bytes.Equal(got.Body, want.Body) {
+		t.Fatalf("ReadPacket = %+v, %v", got, err)
+	}
+}
