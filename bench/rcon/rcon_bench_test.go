@@ -80,16 +80,31 @@ func BenchmarkSerial(b *testing.B) {
 		reportRate(b, "rt/s")
 	}
 	b.Run("client=gorcon/server=ours/source", func(b *testing.B) { gorconClient(b, startServer(b, rcon.DialectSource)) })
-	b.Run("client=gorcon/server=gorcon", func(b *testing.B) {
-		s := gorcontest.NewServer(
-			gorcontest.SetSettings(gorcontest.Settings{Password: password}),
-			gorcontest.SetCommandHandler(func(c *gorcontest.Context) {
-				out := strings.TrimPrefix(c.Request().Body(), "echo ") + "\n"
-				_, _ = gorcon.NewPacket(gorcon.SERVERDATA_RESPONSE_VALUE, c.Request().ID, out).WriteTo(c.Conn())
-			}))
-		defer s.Close()
-		gorconClient(b, s.Addr())
+	b.Run("client=gorcon/server=gorcon", func(b *testing.B) { gorconClient(b, startGorcon(b)) })
+	// Our client alone, against gorcon's server (one packet each way).
+	b.Run("client=ours/server=gorcon/cs2", func(b *testing.B) {
+		c := dial(b, startGorcon(b), &rcon.Options{Dialect: rcon.DialectCS2})
+		b.ReportAllocs()
+		for b.Loop() {
+			if out, err := c.Exec(ctx, "echo x"); err != nil || out != "x\n" {
+				b.Fatalf("%q, %v", out, err)
+			}
+		}
+		reportRate(b, "rt/s")
 	})
+}
+
+// startGorcon runs gorcon's rcontest server answering "echo X" with
+// "X\n" and returns its address.
+func startGorcon(b *testing.B) string {
+	s := gorcontest.NewServer(
+		gorcontest.SetSettings(gorcontest.Settings{Password: password}),
+		gorcontest.SetCommandHandler(func(c *gorcontest.Context) {
+			out := strings.TrimPrefix(c.Request().Body(), "echo ") + "\n"
+			_, _ = gorcon.NewPacket(gorcon.SERVERDATA_RESPONSE_VALUE, c.Request().ID, out).WriteTo(c.Conn())
+		}))
+	b.Cleanup(s.Close)
+	return s.Addr()
 }
 
 // BenchmarkPipelined measures commands per second on one Source

@@ -29,6 +29,7 @@ ours_src=$(median 'BenchmarkSerial/client=ours/server=ours/source' rt/s)
 ours_cs2=$(median 'BenchmarkSerial/client=ours/server=ours/cs2' rt/s)
 gorcon_ours=$(median 'BenchmarkSerial/client=gorcon/server=ours/source' rt/s)
 gorcon_gorcon=$(median 'BenchmarkSerial/client=gorcon/server=gorcon' rt/s)
+ours_gorcon=$(median 'BenchmarkSerial/client=ours/server=gorcon/cs2' rt/s)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 echo
@@ -36,6 +37,7 @@ echo "== medians of $count runs =="
 printf 'serial rt/s  ours->ours (source, probe):   %8.0f  ratio to gorcon->gorcon: %s\n' "$ours_src" "$(ratio "$ours_src" "$gorcon_gorcon")"
 printf 'serial rt/s  ours->ours (cs2, one packet): %8.0f  ratio to gorcon->gorcon: %s\n' "$ours_cs2" "$(ratio "$ours_cs2" "$gorcon_gorcon")"
 printf 'serial rt/s  gorcon->ours (source):        %8.0f  ratio to gorcon->gorcon: %s\n' "$gorcon_ours" "$(ratio "$gorcon_ours" "$gorcon_gorcon")"
+printf 'serial rt/s  ours->gorcon (cs2):           %8.0f  ratio to gorcon->gorcon: %s\n' "$ours_gorcon" "$(ratio "$ours_gorcon" "$gorcon_gorcon")"
 printf 'serial rt/s  gorcon->gorcon rcontest:      %8.0f\n' "$gorcon_gorcon"
 printf 'pipelined cmd/s, one Source connection:    %8.0f\n' "$(median BenchmarkPipelined cmd/s)"
 for f in source/100000B source/1048576B minecraft/100000B minecraft/1048576B; do
