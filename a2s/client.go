@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,6 +30,14 @@ const receiveBufferSize = 64 << 10
 // socketBufferSize is the SO_RCVBUF asked for the client socket, so that
 // bursts of replies from many servers are not dropped by the kernel.
 const socketBufferSize = 4 << 20
+
+// defaultReadBatch is how many datagrams one recvmmsg(2) call may return
+// to a server loop; clientReadBatch, to the client's read loop, which
+// takes the replies of many servers.
+const (
+	defaultReadBatch = 8
+	clientReadBatch  = 32
+)
 
 // maxCachedChallenges bounds the per-server challenge cache.
 const maxCachedChallenges = 1 << 16
@@ -87,6 +96,14 @@ type Client struct {
 	udp      *net.UDPConn // conn, when it is one (allocation-free I/O)
 	batch    *batchWriter // sends requests with sendmmsg, when available
 	loopDone chan struct{}
+	epoch    time.Time // origin of now()
+
+	// Owned by the read loop: the requests it resends after 'A' replies,
+	// and whether it holds the batch writer until the end of a batch.
+	resends   []resend
+	resendBuf []byte
+	holding   bool
+	woke      bool
 
 	mu         sync.Mutex
 	peers      map[netip.AddrPort]*peer
@@ -166,31 +183,50 @@ type peer struct {
 	reasm Reassembler
 }
 
-// event is what the read loop hands to a pending query.
+// event is what the read loop hands to a pending query: a reply, or the
+// error that ends the query.
 type event struct {
-	challenge bool   // an 'A' reply; value in chal
-	chal      uint32 // the challenge
 	// reply is a whole reply of the kind the query waits for, header
 	// included; the query owns it, and the parsed result aliases it.
 	reply []byte
-	at    time.Time // arrival time (Info and Ping replies only)
+	at    int64 // arrival time, from now() (Info and Ping replies only)
+	err   error // when reply is nil
 }
 
-// call is one pending query. Its fields are owned by the querying
-// goroutine; the read loop only reads sent and sends on ch (with c.mu
-// held).
+// call is one pending query. The read loop answers its 'A' replies itself:
+// it resends the request with the new challenge without waking the
+// querying goroutine, which only wakes for the reply, an error or its
+// timer.
 type call struct {
 	kind  queryKind
 	addr  netip.AddrPort
 	ch    chan event
 	timer *time.Timer
-	req   []byte
-	// answered is set (with c.mu held) once the read loop has handed the
-	// query a reply it returns: later replies of its kind go to others.
+	req   []byte // the querying goroutine's request buffer
+
+	// Guarded by Client.mu:
+	// answered is set once the read loop has handed the query a reply it
+	// returns (or an error): later replies of its kind go to others.
 	answered bool
-	// sent is the challenge of the last request, with bit 32 set when it
-	// carried one; the read loop reads it to route 'A' replies.
-	sent atomic.Uint64
+	// chal is the challenge of the latest request, if hasChal; 'A'
+	// replies go to a query that has not sent theirs yet.
+	chal    uint32
+	hasChal bool
+	// challenges counts the 'A' replies the read loop answered.
+	challenges int
+
+	// sentAt is when the latest request was sent, from now(): stamped by
+	// the querying goroutine for Info and Ping (the round-trip time), and
+	// by the read loop for every request it resends (which restarts the
+	// attempt's timeout). Zero when not stamped.
+	sentAt atomic.Int64
+}
+
+// resend is a request the read loop sends after an 'A' reply.
+type resend struct {
+	addr netip.AddrPort
+	kind queryKind
+	chal uint32
 }
 
 var callPool = sync.Pool{New: func() any { return newCall() }}
@@ -259,11 +295,14 @@ func (c *Client) init() error {
 		c.conn = conn
 		c.udp, _ = conn.(*net.UDPConn)
 		if c.udp != nil {
-			c.batch = newBatchWriter(c.udp)
+			if c.batch = newBatchWriter(c.udp); c.batch != nil {
+				c.batch.failed = c.sendFailed
+			}
 		}
 		c.peers = make(map[netip.AddrPort]*peer)
 		c.challenges = make(map[netip.AddrPort]uint32)
 		c.loopDone = make(chan struct{})
+		c.epoch = time.Now()
 		go c.readLoop()
 	})
 	return c.initErr
@@ -324,9 +363,6 @@ func (c *Client) Info(ctx context.Context, addr netip.AddrPort) (*InfoResult, er
 		select {
 		case ev := <-cl.ch:
 			if ev.reply == nil {
-				if ev.challenge {
-					continue
-				}
 				return res, nil // closed: keep what we have
 			}
 			if err := res.add(ev.reply, nil); err == nil && res.Info.Format != TypeInfoReplyGoldSource {
@@ -437,9 +473,11 @@ func (e *deadlineError) Is(target error) bool {
 // Timeout reports true, as net.Error timeouts do.
 func (e *deadlineError) Timeout() bool { return true }
 
-// query runs the request/challenge/retry loop of one query and returns the
-// first reply of the wanted kind. On success the call is still registered
-// (the caller must finish it), so that Info can wait for a second reply.
+// query runs the request/retry loop of one query and returns the first
+// reply of the wanted kind. The read loop answers 'A' replies itself (see
+// dispatch); a request it resent restarts the attempt's timeout. On
+// success the call is still registered (the caller must finish it), so
+// that Info can wait for a second reply.
 func (c *Client) query(ctx context.Context, addr netip.AddrPort, kind queryKind) (*call, event, time.Duration, error) {
 	if err := c.init(); err != nil {
 		return nil, event{}, 0, err
@@ -450,22 +488,20 @@ func (c *Client) query(ctx context.Context, addr netip.AddrPort, kind queryKind)
 		return nil, event{}, 0, err
 	}
 	legacy := c.LegacyChallenge && !has && (kind == kindPlayers || kind == kindRules)
-	challenges, maxChallenges := 0, c.maxChallenges()
 	retries := c.retries()
 	// Only Info and Ping report the round-trip time: the others skip the
 	// clock.
 	timed := kind == kindInfo || kind == kindPing
-	var sent time.Time
 	fail := func(err error) (*call, event, time.Duration, error) {
 		cl.timer.Stop()
 		c.finish(cl)
 		return nil, event{}, 0, err
 	}
-	for attempt := 0; attempt <= retries; attempt++ {
+	for attempt := 0; ; attempt++ {
 		// The clock starts before the write: the read loop may stamp the
 		// reply before this goroutine runs again.
 		if timed {
-			sent = time.Now()
+			cl.sentAt.Store(c.now())
 		}
 		if legacy {
 			err = c.sendLegacyChallenge(cl)
@@ -475,35 +511,27 @@ func (c *Client) query(ctx context.Context, addr netip.AddrPort, kind queryKind)
 		if err != nil {
 			return fail(queryError(kind, addr, err))
 		}
-		cl.timer.Reset(c.timeout(attempt))
+		timeout := c.timeout(attempt)
+		cl.timer.Reset(timeout)
 		for waiting := true; waiting; {
 			select {
 			case ev := <-cl.ch:
-				if ev.reply != nil {
-					cl.timer.Stop()
-					var rtt time.Duration
-					if timed {
-						rtt = max(ev.at.Sub(sent), 0)
-					}
-					return cl, ev, rtt, nil
+				if ev.reply == nil {
+					return fail(queryError(kind, addr, ev.err))
 				}
-				if !ev.challenge { // the client was closed or its socket failed
-					return fail(queryError(kind, addr, c.closedErr()))
-				}
-				challenges++
-				if challenges > maxChallenges {
-					return fail(queryError(kind, addr, ErrTooManyChallenges))
-				}
-				legacy = false
-				chal, has = ev.chal, true
+				cl.timer.Stop()
+				var rtt time.Duration
 				if timed {
-					sent = time.Now()
+					rtt = max(time.Duration(ev.at-cl.sentAt.Load()), 0)
 				}
-				if err := c.send(cl, chal, has); err != nil {
-					return fail(queryError(kind, addr, err))
-				}
-				cl.timer.Reset(c.timeout(attempt))
+				return cl, ev, rtt, nil
 			case <-cl.timer.C:
+				// Each request the read loop resent after an 'A' reply
+				// gets the whole timeout of the attempt.
+				if left := timeout - time.Duration(c.now()-cl.sentAt.Load()); left > 0 {
+					cl.timer.Reset(left)
+					continue
+				}
 				waiting = false
 			case <-ctx.Done():
 				err := ctx.Err()
@@ -515,32 +543,31 @@ func (c *Client) query(ctx context.Context, addr netip.AddrPort, kind queryKind)
 				return fail(err)
 			}
 		}
+		if attempt == retries {
+			return fail(&deadlineError{kind: kind, addr: addr})
+		}
+		// Retry with the latest challenge, which the read loop may have
+		// updated.
+		c.mu.Lock()
+		chal, has = cl.chal, cl.hasChal
+		c.mu.Unlock()
+		legacy = legacy && !has
 	}
-	return fail(&deadlineError{kind: kind, addr: addr})
 }
 
-func (c *Client) closedErr() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.readErr != nil {
-		return c.readErr
-	}
-	return ErrClientClosed
-}
+// now is the time since the client started, on the monotonic clock.
+func (c *Client) now() int64 { return int64(time.Since(c.epoch)) }
 
 // register adds a pending query for addr and returns the cached challenge.
 func (c *Client) register(addr netip.AddrPort, kind queryKind) (cl *call, chal uint32, has bool, err error) {
 	cl = callPool.Get().(*call)
-	cl.kind, cl.addr, cl.answered = kind, addr, false
-	cl.sent.Store(0)
+	cl.kind, cl.addr = kind, addr
+	cl.sentAt.Store(0)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed || c.readErr != nil {
 		callPool.Put(cl)
-		if c.readErr != nil {
-			return nil, 0, false, c.readErr
-		}
-		return nil, 0, false, ErrClientClosed
+		return nil, 0, false, c.closedErrLocked()
 	}
 	p := c.peers[addr]
 	if p == nil {
@@ -554,7 +581,17 @@ func (c *Client) register(addr netip.AddrPort, kind queryKind) (cl *call, chal u
 	}
 	p.calls = append(p.calls, cl)
 	chal, has = c.challenges[addr]
+	cl.answered, cl.chal, cl.hasChal, cl.challenges = false, chal, has, 0
 	return cl, chal, has, nil
+}
+
+// closedErrLocked is why queries fail once the client is closed or its
+// socket failed. c.mu is held.
+func (c *Client) closedErrLocked() error {
+	if c.readErr != nil {
+		return c.readErr
+	}
+	return ErrClientClosed
 }
 
 // finish unregisters cl, drops what the read loop queued for it and
@@ -593,44 +630,44 @@ func (c *Client) finish(cl *call) {
 
 // send writes the request of cl, with the challenge if has.
 func (c *Client) send(cl *call, chal uint32, has bool) error {
-	sent := uint64(0)
-	if has {
-		sent = 1<<32 | uint64(chal)
-	}
-	cl.sent.Store(sent)
 	b, err := Request{Type: cl.kind.requestType(), Challenge: chal, HasChallenge: has}.AppendBinary(cl.req[:0])
 	if err != nil {
 		return err
 	}
-	return c.write(cl, b)
+	cl.req = b
+	return c.write(cl.addr, b)
 }
 
 // sendLegacyChallenge writes A2S_SERVERQUERY_GETCHALLENGE, padded to the
 // size of the 'A' reply so that servers that never amplify answer it.
 func (c *Client) sendLegacyChallenge(cl *call) error {
-	cl.sent.Store(0)
 	b, err := Request{Type: TypeChallengeRequestLegacy, Padding: 4}.AppendBinary(cl.req[:0])
 	if err != nil {
 		return err
 	}
-	return c.write(cl, b)
+	cl.req = b
+	return c.write(cl.addr, b)
 }
 
-func (c *Client) write(cl *call, b []byte) error {
-	cl.req = b
+// write sends b to addr, through the batch writer when there is one.
+func (c *Client) write(addr netip.AddrPort, b []byte) error {
 	if c.Debug != nil {
-		c.Debug("send", cl.addr, b)
+		c.Debug("send", addr, b)
 	}
 	if c.batch != nil {
-		if err := c.batch.write(b, cl.addr); err != errNotBatched {
+		if err := c.batch.write(b, addr); err != errNotBatched {
 			return err
 		}
 	}
+	return c.writeDirect(addr, b)
+}
+
+func (c *Client) writeDirect(addr netip.AddrPort, b []byte) error {
 	var err error
 	if c.udp != nil {
-		_, err = c.udp.WriteToUDPAddrPort(b, cl.addr)
+		_, err = c.udp.WriteToUDPAddrPort(b, addr)
 	} else {
-		_, err = c.conn.WriteTo(b, net.UDPAddrFromAddrPort(cl.addr))
+		_, err = c.conn.WriteTo(b, net.UDPAddrFromAddrPort(addr))
 	}
 	return err
 }
@@ -638,7 +675,7 @@ func (c *Client) write(cl *call, b []byte) error {
 // readLoop reads every datagram of the socket and dispatches it.
 func (c *Client) readLoop() {
 	defer close(c.loopDone)
-	c.fail(readDatagrams(c.conn, receiveBufferSize, c.received))
+	c.fail(readBatches(c.conn, receiveBufferSize, clientReadBatch, c.received, c.flush))
 }
 
 // maxReadErrors is how many read errors in a row (other than a closed
@@ -650,10 +687,16 @@ const maxReadErrors = 16
 // a row, handing each datagram (up to size bytes) to fn. It uses recvmmsg
 // where available.
 func readDatagrams(pc net.PacketConn, size int, fn func(from netip.AddrPort, b []byte)) error {
+	return readBatches(pc, size, defaultReadBatch, fn, nil)
+}
+
+// readBatches is readDatagrams reading up to batch datagrams per recvmmsg
+// call, and calling end (if not nil) after each batch of datagrams.
+func readBatches(pc net.PacketConn, size, batch int, fn func(from netip.AddrPort, b []byte), end func()) error {
 	udp, _ := pc.(*net.UDPConn)
 	var br *batchReader
 	if udp != nil {
-		br = newBatchReader(udp, size)
+		br = newBatchReader(udp, size, batch)
 	}
 	var buf []byte
 	if br == nil {
@@ -666,7 +709,7 @@ func readDatagrams(pc net.PacketConn, size int, fn func(from netip.AddrPort, b [
 			err = br.run(func(from netip.AddrPort, b []byte) {
 				failures = 0
 				fn(from, b)
-			})
+			}, end)
 		case udp != nil:
 			var n int
 			var from netip.AddrPort
@@ -681,6 +724,9 @@ func readDatagrams(pc net.PacketConn, size int, fn func(from netip.AddrPort, b [
 					fn(ua.AddrPort(), buf[:n])
 				}
 			}
+		}
+		if br == nil && end != nil {
+			end()
 		}
 		switch {
 		case err == nil:
@@ -704,6 +750,48 @@ func (c *Client) received(from netip.AddrPort, b []byte) {
 	c.dispatch(from, b)
 }
 
+// flush sends the requests queued while the read loop held the batch
+// writer, during a batch of datagrams: the requests it resent after 'A'
+// replies and those of the queries it woke, in as few sendmmsg(2) calls as
+// they fit in.
+func (c *Client) flush() {
+	woke := c.woke
+	c.woke = false
+	if !c.holding {
+		return
+	}
+	c.holding = false
+	if woke {
+		// Let the queries this batch woke run first (on this P they wait
+		// for the read loop to yield anyway): their next requests join
+		// the queue, and one system call sends them all.
+		runtime.Gosched()
+	}
+	_ = c.batch.flush() // failures go to sendFailed
+}
+
+// sendFailed fails the pending queries to addr after the kernel refused to
+// send a datagram there.
+func (c *Client) sendFailed(addr netip.AddrPort, err error) {
+	addr = netip.AddrPortFrom(addr.Addr().Unmap(), addr.Port())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.peers[addr]
+	if p == nil {
+		return
+	}
+	for _, cl := range p.calls {
+		if cl.answered {
+			continue
+		}
+		cl.answered = true
+		select {
+		case cl.ch <- event{err: err}:
+		default:
+		}
+	}
+}
+
 // fail ends the pending queries after the socket failed or was closed.
 func (c *Client) fail(err error) {
 	c.mu.Lock()
@@ -711,23 +799,34 @@ func (c *Client) fail(err error) {
 	if !c.closed && c.readErr == nil {
 		c.readErr = fmt.Errorf("a2s: read: %w", err)
 	}
+	ev := event{err: c.closedErrLocked()}
 	for _, p := range c.peers {
 		for _, cl := range p.calls {
 			select {
-			case cl.ch <- event{}:
+			case cl.ch <- ev:
 			default:
 			}
 		}
 	}
 }
 
-// dispatch hands one datagram from addr to the pending queries it answers.
+// dispatch hands one datagram from addr to the pending queries it answers,
+// and resends the requests its 'A' reply asks for.
 func (c *Client) dispatch(from netip.AddrPort, b []byte) {
 	if len(b) < 5 {
 		return
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.dispatchLocked(from, b)
+	c.mu.Unlock()
+	for _, r := range c.resends {
+		c.resendRequest(r)
+	}
+	c.resends = c.resends[:0]
+}
+
+// dispatchLocked is dispatch with c.mu held.
+func (c *Client) dispatchLocked(from netip.AddrPort, b []byte) {
 	p := c.peers[from]
 	if p == nil {
 		return // nobody is waiting for this server
@@ -750,62 +849,94 @@ func (c *Client) dispatch(from netip.AddrPort, b []byte) {
 	default:
 		return
 	}
-	c.deliver(p, from, payload, owned)
+	if !hasHeader(payload) {
+		return
+	}
+	if payload[4] == TypeChallengeReply {
+		c.challenged(p, from, payload)
+		return
+	}
+	c.deliver(p, payload, owned)
+}
+
+// challenged handles an 'A' reply from addr: it caches the challenge and
+// queues the request of the query it answers for resending. c.mu is held.
+func (c *Client) challenged(p *peer, from netip.AddrPort, payload []byte) {
+	chal, err := ParseChallenge(payload)
+	if err != nil {
+		return
+	}
+	if _, ok := c.challenges[from]; !ok && len(c.challenges) >= maxCachedChallenges {
+		for k := range c.challenges { // evict an arbitrary entry
+			delete(c.challenges, k)
+			break
+		}
+	}
+	c.challenges[from] = chal
+	// It answers the oldest unanswered query that has not sent this
+	// challenge yet. When all have, it is a duplicate, or the 'A' of a
+	// request whose query was answered meanwhile: drop it. (A server that
+	// rejects a challenge sends a new one.) The query is marked as having
+	// sent it right away, so that the next 'A' goes to the next query.
+	for _, cl := range p.calls {
+		if cl.answered || (cl.hasChal && cl.chal == chal) {
+			continue
+		}
+		cl.chal, cl.hasChal = chal, true
+		if cl.challenges++; cl.challenges > c.maxChallenges() {
+			cl.answered = true
+			select {
+			case cl.ch <- event{err: ErrTooManyChallenges}:
+			default:
+			}
+			return
+		}
+		cl.sentAt.Store(c.now())
+		c.resends = append(c.resends, resend{addr: from, kind: cl.kind, chal: chal})
+		return
+	}
+}
+
+// resendRequest sends a request the read loop queued after an 'A' reply.
+// With a batch writer, it is sent by flush at the end of the batch of
+// datagrams being read, with the others (and with the requests of queries
+// that start meanwhile).
+func (c *Client) resendRequest(r resend) {
+	b, err := Request{Type: r.kind.requestType(), Challenge: r.chal, HasChallenge: true}.AppendBinary(c.resendBuf[:0])
+	if err != nil {
+		return
+	}
+	c.resendBuf = b
+	if c.Debug != nil {
+		c.Debug("send", r.addr, b)
+	}
+	if c.batch != nil {
+		switch held, err := c.batch.hold(b, r.addr); err {
+		case nil:
+			c.holding = c.holding || held
+			return
+		case errNotBatched:
+		default:
+			return
+		}
+	}
+	_ = c.writeDirect(r.addr, b) // a lost request is retried on timeout
 }
 
 // deliver hands a whole reply to the queries of p waiting for it; an owned
 // payload is handed over without a copy. c.mu is held.
-func (c *Client) deliver(p *peer, from netip.AddrPort, payload []byte, owned bool) {
-	if !hasHeader(payload) {
-		return
-	}
-	typ := payload[4]
-	if typ == TypeChallengeReply {
-		chal, err := ParseChallenge(payload)
-		if err != nil {
-			return
-		}
-		if _, ok := c.challenges[from]; !ok && len(c.challenges) >= maxCachedChallenges {
-			for k := range c.challenges { // evict an arbitrary entry
-				delete(c.challenges, k)
-				break
-			}
-		}
-		c.challenges[from] = chal
-		// Give it to the oldest query that has not sent this challenge
-		// yet. When all have, it is a duplicate, or the 'A' of a request
-		// whose query was answered meanwhile: drop it. (A server that
-		// rejects a challenge sends a new one.)
-		// The target is marked as having sent it right away, so that the
-		// next 'A' goes to the next query.
-		var target *call
-		for _, cl := range p.calls {
-			if cl.sent.Load() != 1<<32|uint64(chal) {
-				target = cl
-				break
-			}
-		}
-		if target == nil {
-			return
-		}
-		target.sent.Store(1<<32 | uint64(chal))
-		select {
-		case target.ch <- event{challenge: true, chal: chal}:
-		default:
-		}
-		return
-	}
-	kind, ok := kindOf(typ)
+func (c *Client) deliver(p *peer, payload []byte, owned bool) {
+	kind, ok := kindOf(payload[4])
 	if !ok {
 		return
 	}
 	// Every query waiting for this kind gets the reply (any answer of the
 	// server will do), except those already answered. A GoldSource 'm'
 	// INFO reply does not count as the answer: an 'I' one may follow.
-	final := typ != TypeInfoReplyGoldSource
-	var at time.Time // arrival time, read for the queries that report it
+	final := payload[4] != TypeInfoReplyGoldSource
+	var at int64 // arrival time, read for the queries that report it
 	if kind == kindInfo || kind == kindPing {
-		at = time.Now()
+		at = c.now()
 	}
 	for _, cl := range p.calls {
 		if cl.kind != kind || cl.answered {
@@ -819,6 +950,11 @@ func (c *Client) deliver(p *peer, from netip.AddrPort, payload []byte, owned boo
 		case cl.ch <- ev:
 			owned = false // handed over: the next query gets a copy
 			cl.answered = final
+			if c.batch != nil {
+				// Hold the writer until the end of the batch: see flush.
+				c.holding = c.holding || c.batch.tryHold()
+				c.woke = true
+			}
 		default:
 		}
 	}

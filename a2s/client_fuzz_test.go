@@ -1,6 +1,8 @@
 package a2s
 
 import (
+	"bytes"
+	"net"
 	"net/netip"
 	"testing"
 )
@@ -19,7 +21,8 @@ func FuzzClientDispatch(f *testing.F) {
 	f.Add([]byte{0xFE, 0xFF, 0xFF, 0xFF, 9, 0, 0, 0, 0x01, 0xFF, 0xFF, 0xFF, 0xFF, 'D', 0})
 	addr := netip.MustParseAddrPort("127.0.0.1:27015")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c := &Client{peers: make(map[netip.AddrPort]*peer), challenges: make(map[netip.AddrPort]uint32)}
+		sent := &recordingConn{}
+		c := &Client{conn: sent, peers: make(map[netip.AddrPort]*peer), challenges: make(map[netip.AddrPort]uint32)}
 		var calls []*call
 		for _, k := range []queryKind{kindInfo, kindPlayers, kindRules, kindPing} {
 			cl, _, _, err := c.register(addr, k)
@@ -48,5 +51,29 @@ func FuzzClientDispatch(f *testing.F) {
 			}
 			c.finish(cl)
 		}
+		// What the client resent after 'A' replies are requests carrying
+		// a challenge, to the server.
+		for _, d := range sent.datagrams {
+			req, err := ParseRequest(d.b)
+			if err != nil || !req.HasChallenge || d.to != addr {
+				t.Fatalf("resent %x to %v: %+v, %v", d.b, d.to, req, err)
+			}
+		}
 	})
+}
+
+// recordingConn is a net.PacketConn that records what is written to it.
+type recordingConn struct {
+	net.PacketConn // nil: only WriteTo is called
+	datagrams      []sentDatagram
+}
+
+type sentDatagram struct {
+	to netip.AddrPort
+	b  []byte
+}
+
+func (r *recordingConn) WriteTo(b []byte, to net.Addr) (int, error) {
+	r.datagrams = append(r.datagrams, sentDatagram{to: to.(*net.UDPAddr).AddrPort(), b: bytes.Clone(b)})
+	return len(b), nil
 }

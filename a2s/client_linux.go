@@ -9,9 +9,6 @@ import (
 	"unsafe"
 )
 
-// readBatch is how many datagrams one recvmmsg(2) call may return.
-const readBatch = 8
-
 // mmsghdr is struct mmsghdr of recvmmsg(2).
 type mmsghdr struct {
 	hdr syscall.Msghdr
@@ -25,20 +22,27 @@ type batchReader struct {
 	recv  func(fd uintptr) bool // made once: a closure per call would allocate
 	n     int
 	errno syscall.Errno
-	msgs  [readBatch]mmsghdr
-	iovs  [readBatch]syscall.Iovec
-	names [readBatch]syscall.RawSockaddrInet6
-	bufs  [readBatch][]byte
+	msgs  []mmsghdr
+	iovs  []syscall.Iovec
+	names []syscall.RawSockaddrInet6
+	bufs  [][]byte
 }
 
-// newBatchReader returns a reader of datagrams up to size bytes (longer ones
-// are truncated), or nil if conn cannot give its descriptor.
-func newBatchReader(conn *net.UDPConn, size int) *batchReader {
+// newBatchReader returns a reader of up to batch datagrams per call, each
+// up to size bytes (longer ones are truncated), or nil if conn cannot give
+// its descriptor.
+func newBatchReader(conn *net.UDPConn, size, batch int) *batchReader {
 	rc, err := conn.SyscallConn()
 	if err != nil {
 		return nil
 	}
-	r := &batchReader{rc: rc}
+	r := &batchReader{
+		rc:    rc,
+		msgs:  make([]mmsghdr, batch),
+		iovs:  make([]syscall.Iovec, batch),
+		names: make([]syscall.RawSockaddrInet6, batch),
+		bufs:  make([][]byte, batch),
+	}
 	r.recv = r.recvmmsg
 	for i := range r.bufs {
 		r.bufs[i] = make([]byte, size)
@@ -51,8 +55,9 @@ func newBatchReader(conn *net.UDPConn, size int) *batchReader {
 	return r
 }
 
-// run reads until the socket fails, handing every datagram to fn.
-func (r *batchReader) run(fn func(from netip.AddrPort, b []byte)) error {
+// run reads until the socket fails, handing every datagram to fn, and
+// calling end (if not nil) after each batch.
+func (r *batchReader) run(fn func(from netip.AddrPort, b []byte), end func()) error {
 	for {
 		if err := r.rc.Read(r.recv); err != nil {
 			return err
@@ -63,6 +68,9 @@ func (r *batchReader) run(fn func(from netip.AddrPort, b []byte)) error {
 		for i := range r.n {
 			fn(sockaddrToAddrPort(&r.names[i]), r.bufs[i][:r.msgs[i].len])
 		}
+		if end != nil {
+			end()
+		}
 	}
 }
 
@@ -72,7 +80,7 @@ func (r *batchReader) recvmmsg(fd uintptr) bool {
 		r.msgs[i].hdr.Namelen = syscall.SizeofSockaddrInet6
 		r.msgs[i].hdr.Flags = 0
 	}
-	got, _, e := syscall.Syscall6(syscall.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&r.msgs[0])), readBatch, 0, 0, 0)
+	got, _, e := syscall.Syscall6(syscall.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&r.msgs[0])), uintptr(len(r.msgs)), 0, 0, 0)
 	if e == syscall.EAGAIN || e == syscall.EINTR {
 		return false // wait until readable
 	}
@@ -103,11 +111,15 @@ const maxBatchedRequest = 64
 // batchWriter sends requests with sendmmsg(2), combining the requests of
 // concurrent queries: the goroutine that finds the writer idle sends what
 // is queued, including what others queue meanwhile, and the others return
-// at once. A send error is returned to the query whose request failed only
-// when that query did the sending; others then time out.
+// at once. The read loop holds the writer while it handles a batch of
+// replies (hold, then flush), so that the requests it resends and those
+// of the queries it wakes go out together. A send error is returned to the
+// goroutine that did the sending when its first datagram failed, and
+// reported for every datagram to failed, if set.
 type batchWriter struct {
-	rc syscall.RawConn
-	v6 bool // the socket is AF_INET6
+	rc     syscall.RawConn
+	v6     bool                               // the socket is AF_INET6
+	failed func(to netip.AddrPort, err error) // called for each datagram not sent
 
 	mu    sync.Mutex
 	queue []outDatagram
@@ -156,20 +168,72 @@ func newBatchWriter(conn *net.UDPConn) *batchWriter {
 	return w
 }
 
-// write queues b for to and, unless another goroutine is sending, sends
-// the queue.
+// write queues b for to and, unless another goroutine is sending or holds
+// the writer (see hold), sends the queue.
 func (w *batchWriter) write(b []byte, to netip.AddrPort) error {
-	if len(b) > maxBatchedRequest || (!w.v6 && !to.Addr().Unmap().Is4()) {
+	if !w.batched(b, to) {
 		return errNotBatched
 	}
 	w.mu.Lock()
-	w.queue = append(w.queue, outDatagram{to: to, n: len(b)})
-	copy(w.queue[len(w.queue)-1].b[:], b)
+	w.push(b, to)
 	if w.busy {
 		w.mu.Unlock()
 		return nil
 	}
 	w.busy = true // the queue was empty: b is its first datagram
+	return w.sendQueue()
+}
+
+// hold queues b for to without sending it. When the writer was idle, the
+// caller now holds it and must call flush (held is true); otherwise the
+// goroutine that is sending sends b too.
+func (w *batchWriter) hold(b []byte, to netip.AddrPort) (held bool, err error) {
+	if !w.batched(b, to) {
+		return false, errNotBatched
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.push(b, to)
+	if w.busy {
+		return false, nil
+	}
+	w.busy = true
+	return true, nil
+}
+
+// tryHold holds the writer if it is idle, and reports whether it did.
+func (w *batchWriter) tryHold() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.busy {
+		return false
+	}
+	w.busy = true
+	return true
+}
+
+// flush sends what is queued and releases the writer, which the caller
+// holds (see hold).
+func (w *batchWriter) flush() error {
+	w.mu.Lock()
+	return w.sendQueue()
+}
+
+// batched reports whether b for to can go through the writer.
+func (w *batchWriter) batched(b []byte, to netip.AddrPort) bool {
+	return len(b) <= maxBatchedRequest && (w.v6 || to.Addr().Unmap().Is4())
+}
+
+// push appends a copy of b for to to the queue. w.mu is held.
+func (w *batchWriter) push(b []byte, to netip.AddrPort) {
+	w.queue = append(w.queue, outDatagram{to: to, n: len(b)})
+	copy(w.queue[len(w.queue)-1].b[:], b)
+}
+
+// sendQueue sends the queue until it stays empty, then releases the
+// writer, and returns the error of the first datagram. w.mu is held and
+// w.busy set; it returns with w.mu released.
+func (w *batchWriter) sendQueue() error {
 	var err error
 	for first := true; len(w.queue) > 0; first = false {
 		batch := w.queue
@@ -208,8 +272,14 @@ func (w *batchWriter) send(batch []outDatagram) error {
 		}
 		if err != nil || sent == 0 {
 			// the datagram at start failed: drop it and go on
-			if start == 0 && firstErr == nil {
+			if err == nil {
+				err = errNotSent
+			}
+			if start == 0 {
 				firstErr = err
+			}
+			if w.failed != nil {
+				w.failed(batch[start].to, err)
 			}
 			sent = 1
 		}
@@ -217,6 +287,10 @@ func (w *batchWriter) send(batch []outDatagram) error {
 	}
 	return firstErr
 }
+
+// errNotSent is the error of a datagram that sendmmsg(2) skipped without
+// an error number.
+var errNotSent = errors.New("a2s: datagram not sent")
 
 // sendmmsg is the rc.Write callback: one sendmmsg(2) call.
 func (w *batchWriter) sendmmsg(fd uintptr) bool {
