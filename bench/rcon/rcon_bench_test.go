@@ -80,10 +80,10 @@ func BenchmarkSerial(b *testing.B) {
 		reportRate(b, "rt/s")
 	}
 	b.Run("client=gorcon/server=ours/source", func(b *testing.B) { gorconClient(b, startServer(b, rcon.DialectSource)) })
-	b.Run("client=gorcon/server=gorcon", func(b *testing.B) { gorconClient(b, startGorcon(b)) })
+	b.Run("client=gorcon/server=gorcon", func(b *testing.B) { gorconClient(b, startGorcon(b, false)) })
 	// Our client alone, against gorcon's server (one packet each way).
 	b.Run("client=ours/server=gorcon/cs2", func(b *testing.B) {
-		c := dial(b, startGorcon(b), &rcon.Options{Dialect: rcon.DialectCS2})
+		c := dial(b, startGorcon(b, true), &rcon.Options{Dialect: rcon.DialectCS2})
 		b.ReportAllocs()
 		for b.Loop() {
 			if out, err := c.Exec(ctx, "echo x"); err != nil || out != "x\n" {
@@ -95,14 +95,28 @@ func BenchmarkSerial(b *testing.B) {
 }
 
 // startGorcon runs gorcon's rcontest server answering "echo X" with
-// "X\n" and returns its address.
-func startGorcon(b *testing.B) string {
-	s := gorcontest.NewServer(
+// "X\n" and returns its address. Its own login handler answers id 0
+// whatever the request's id, which our client rightly refuses (see
+// rcon/interop_server_test.go); echoAuthID replaces it with one that
+// echoes the id, as the spec says.
+func startGorcon(b *testing.B, echoAuthID bool) string {
+	opts := []gorcontest.Option{
 		gorcontest.SetSettings(gorcontest.Settings{Password: password}),
 		gorcontest.SetCommandHandler(func(c *gorcontest.Context) {
 			out := strings.TrimPrefix(c.Request().Body(), "echo ") + "\n"
 			_, _ = gorcon.NewPacket(gorcon.SERVERDATA_RESPONSE_VALUE, c.Request().ID, out).WriteTo(c.Conn())
+		}),
+	}
+	if echoAuthID {
+		opts = append(opts, gorcontest.SetAuthHandler(func(c *gorcontest.Context) {
+			id := c.Request().ID
+			if c.Request().Body() != password {
+				id = -1
+			}
+			_, _ = gorcon.NewPacket(gorcon.SERVERDATA_AUTH_RESPONSE, id, "").WriteTo(c.Conn())
 		}))
+	}
+	s := gorcontest.NewServer(opts...)
 	b.Cleanup(s.Close)
 	return s.Addr()
 }

@@ -12,7 +12,10 @@ cd "$(dirname "$0")/../.."
 count=${COUNT:-5}
 benchtime=${BENCHTIME:-1s}
 
-raw=$(go test -run '^$' -bench . -count "$count" -benchtime "$benchtime" ./bench/rcon/)
+raw=$(go test -run '^$' -bench . -count "$count" -benchtime "$benchtime" ./bench/rcon/ 2>&1) || {
+	echo "$raw"
+	exit 1
+}
 echo "$raw" | grep '^Benchmark' || { echo "$raw"; exit 1; }
 
 # median NAME UNIT: the median of the column before UNIT over the runs of NAME.
