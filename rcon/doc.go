@@ -22,6 +22,13 @@
 // and unknown servers can be read until a quiet period passes. Unsolicited
 // packets (Squad chat, Rust console lines) go to [Client.Events].
 //
+// Commands are serial by default: each waits for the previous one, and
+// reads its own answer from the socket in its own goroutine, so a round
+// trip costs no goroutine hand-over. A connection left idle is read in
+// the background, so events still arrive and a dropped connection is
+// noticed. [Options].Pipeline keeps several Source commands in flight on
+// one connection instead, with a reader goroutine matching answers by id.
+//
 // Output text is returned raw: UTF-8, or Latin-1 when the bytes are not
 // valid UTF-8 (old CraftBukkit sends a bare 0xA7 for §). Package
 // rcon/mctext renders or strips Minecraft § colour codes.
