@@ -601,3 +601,175 @@ func TestClientResultsIndependent(t *testing.T) {
 		checkRules(t, rules[i], wantRules)
 	}
 }
+
+// infoRequest parses a request the fake peer got, failing the test if it
+// is not A2S_INFO.
+func infoRequest(t *testing.T, b []byte) a2s.Request {
+	req, err := a2s.ParseRequest(b)
+	if err != nil || req.Type != a2s.TypeInfoRequest {
+		t.Errorf("request %x: %+v, %v; want A2S_INFO", b, req, err)
+	}
+	return req
+}
+
+// TestClientRetryKeepsChallenge: the challenged request is lost once; the
+// retry carries the challenge the read loop received, and succeeds.
+func TestClientRetryKeepsChallenge(t *testing.T) {
+	want := a2stest.DefaultInfo()
+	reply, err := want.AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seen []a2s.Request
+	addr := newFakePeer(t, func(conn *net.UDPConn, from netip.AddrPort, b []byte) {
+		req := infoRequest(t, b)
+		mu.Lock()
+		seen = append(seen, req)
+		n := len(seen)
+		mu.Unlock()
+		switch {
+		case !req.HasChallenge:
+			conn.WriteToUDPAddrPort(challengeReply(7), from)
+		case n == 2: // the first challenged request is lost
+		case req.Challenge == 7:
+			conn.WriteToUDPAddrPort(reply, from)
+		}
+	})
+	c := &a2s.Client{Timeout: 200 * time.Millisecond, Retries: 2}
+	defer c.Close()
+	res, err := c.Info(testCtx(t), addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInfo(t, res.Info, want)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 3 || seen[0].HasChallenge || !seen[1].HasChallenge || !seen[2].HasChallenge || seen[2].Challenge != 7 {
+		t.Errorf("server saw %+v, want a request without a challenge, then two with 7", seen)
+	}
+}
+
+// TestClientResentRequestRestartsTimeout: the request the read loop resends
+// after an 'A' reply gets a whole timeout of its own, as a request sent by
+// the query would. Each leg here takes 60% of the timeout: together they
+// exceed it, and the query has no retry.
+func TestClientResentRequestRestartsTimeout(t *testing.T) {
+	const timeout = time.Second
+	want := a2stest.DefaultInfo()
+	reply, err := want.AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := newFakePeer(t, func(conn *net.UDPConn, from netip.AddrPort, b []byte) {
+		req := infoRequest(t, b)
+		time.Sleep(timeout * 6 / 10)
+		if !req.HasChallenge {
+			conn.WriteToUDPAddrPort(challengeReply(9), from)
+			return
+		}
+		conn.WriteToUDPAddrPort(reply, from)
+	})
+	c := &a2s.Client{Timeout: timeout, Retries: -1}
+	defer c.Close()
+	res, err := c.Info(testCtx(t), addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInfo(t, res.Info, want)
+}
+
+// TestClientCancelWhileReplyInFlight cancels queries just as their reply
+// is sent. Each returns the reply or context.Canceled, and the next query
+// on the same client gets its own reply, never the canceled one's.
+func TestClientCancelWhileReplyInFlight(t *testing.T) {
+	info, err := a2stest.DefaultInfo().AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPlayers := a2stest.DefaultPlayers()
+	players, err := wantPlayers.AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var cancel context.CancelFunc
+	addr := newFakePeer(t, func(conn *net.UDPConn, from netip.AddrPort, b []byte) {
+		req, err := a2s.ParseRequest(b)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		switch req.Type {
+		case a2s.TypeInfoRequest:
+			mu.Lock()
+			cancel()
+			mu.Unlock()
+			conn.WriteToUDPAddrPort(info, from)
+		case a2s.TypePlayerRequest:
+			conn.WriteToUDPAddrPort(players, from)
+		}
+	})
+	c := newClient(t)
+	for range 50 {
+		ctx, cf := context.WithCancel(testCtx(t))
+		mu.Lock()
+		cancel = cf
+		mu.Unlock()
+		if _, err := c.Info(ctx, addr); err != nil && !errors.Is(err, context.Canceled) {
+			t.Fatalf("canceled Info: %v", err)
+		}
+		p, err := c.Players(testCtx(t), addr)
+		if err != nil {
+			t.Fatalf("Players after a canceled Info: %v", err)
+		}
+		checkPlayers(t, p, wantPlayers)
+	}
+}
+
+// TestClientConcurrentChallenges: many queries of every kind start at once
+// against one server that challenges every query, with nothing cached yet.
+// Each 'A' reply goes to one query, which the read loop resends; all
+// succeed.
+func TestClientConcurrentChallenges(t *testing.T) {
+	p := a2stest.Profile{RateLimit: -1}
+	srv := a2stest.NewServer(p)
+	defer srv.Close()
+	wantInfo, wantPlayers, wantRules := profileContent(p)
+	c := newClient(t)
+	ctx := testCtx(t)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for g := range 30 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			switch g % 3 {
+			case 0:
+				res, err := c.Info(ctx, srv.Addr())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				checkInfo(t, res.Info, wantInfo)
+			case 1:
+				p, err := c.Players(ctx, srv.Addr())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				checkPlayers(t, p, wantPlayers)
+			case 2:
+				r, err := c.Rules(ctx, srv.Addr())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				checkRules(t, r, wantRules)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+}
