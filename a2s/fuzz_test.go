@@ -187,3 +187,21 @@ func checkParseError(t *testing.T, err error, n int) {
 		t.Fatalf("error %v is not a *ParseError within %d bytes", err, n)
 	}
 }
+
+func FuzzParseBanned(f *testing.F) {
+	addSeeds(f, [][]byte{[]byte("\xFF\xFF\xFF\xFFlYou have been banned from this server.\n\x00"), []byte("\xFF\xFF\xFF\xFFl")})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		msg, err := ParseBanned(b)
+		if err != nil {
+			checkParseError(t, err, len(b))
+			return
+		}
+		enc, err := AppendBanned(nil, msg)
+		if err != nil {
+			t.Fatalf("re-encode of %q: %v", msg, err)
+		}
+		if again, err := ParseBanned(enc); err != nil || !bytes.Equal(again, msg) {
+			t.Fatalf("round trip %q -> %q, %v", msg, again, err)
+		}
+	})
+}

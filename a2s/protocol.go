@@ -27,6 +27,7 @@ const (
 	TypePingReply              byte = 'j' // A2A_PING reply
 	TypeChallengeReply         byte = 'A' // S2C_CHALLENGE
 	TypeChallengeRequestLegacy byte = 'W' // A2S_SERVERQUERY_GETCHALLENGE (deprecated)
+	TypeBannedReply            byte = 'l' // refusal of GoldSource non-Steam servers (not in the spec)
 )
 
 // AskChallenge is the challenge value (-1) a client sends in A2S_PLAYER and

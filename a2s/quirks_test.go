@@ -431,3 +431,37 @@ func TestPlayersShipAmbiguity(t *testing.T) {
 		t.Errorf("got %d entries, Ship %v, %v; want 3 entries, no Ship", len(got.List), got.Ship, err)
 	}
 }
+
+func TestBannedReply(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{"NUL-terminated", "\xFF\xFF\xFF\xFFlYou have been banned from this server.\n\x00", "You have been banned from this server."},
+		{"no NUL", "\xFF\xFF\xFF\xFFlBanned by server\r\n", "Banned by server"},
+		{"empty", "\xFF\xFF\xFF\xFFl", ""},
+		{"text after the NUL ignored", "\xFF\xFF\xFF\xFFlgo away\x00junk", "go away"},
+	}
+	for _, tt := range tests {
+		msg, err := ParseBanned([]byte(tt.in))
+		if err != nil || string(msg) != tt.want {
+			t.Errorf("%s: ParseBanned = %q, %v; want %q", tt.name, msg, err, tt.want)
+		}
+	}
+	b, err := AppendBanned(nil, Text("nope"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := ParseBanned(b); err != nil || string(msg) != "nope" {
+		t.Errorf("round trip: %q, %v", msg, err)
+	}
+	var pe *ParseError
+	if _, err := ParseBanned([]byte("\xFF\xFF\xFF\xFFIxx")); !errors.As(err, &pe) || !errors.Is(err, ErrUnexpectedType) {
+		t.Errorf("wrong type: %v", err)
+	}
+	be := &BannedError{Message: Text("You have been banned")}
+	if !errors.Is(be, ErrBanned) || be.Error() != "a2s: banned by the server: You have been banned" {
+		t.Errorf("BannedError = %q, Is(ErrBanned) %v", be.Error(), errors.Is(be, ErrBanned))
+	}
+}

@@ -66,6 +66,9 @@ type Profile struct {
 	// GoldSourceDual answers INFO with an obsolete GoldSource 'm' reply and
 	// then the Source 'I' one, as GoldSource servers with dproto/ReUnion do.
 	GoldSourceDual bool
+	// Banned, if set, answers every query with an 'l' reply carrying this
+	// text, as GoldSource non-Steam servers answer an address they ban.
+	Banned a2s.Text
 
 	// Loss, Duplicate and Reorder are the probabilities (0..1) that a sent
 	// datagram is dropped, sent twice, or held back and sent after the next
@@ -133,6 +136,12 @@ func Profiles() []Profile {
 			Info:        shipInfo(),
 			Players:     makePlayers(5, true),
 			Rules:       makeRules(10, 6),
+		},
+		{
+			Name:        "banned",
+			Description: "GoldSource non-Steam server that refuses the client: every query answered with an 'l' reply",
+			NoChallenge: true,
+			Banned:      a2s.Text("You have been banned from this server."),
 		},
 		{
 			Name:        "lossy",

@@ -25,10 +25,11 @@ const (
 
 // Wrap returns h with p's reply quirks: the framing of long replies and,
 // with GoldSourceDual, an 'm' INFO reply made from each 'I' one and sent
-// before it. With the default framing and no dual reply it returns h.
+// before it; with Banned, an 'l' reply to every query. With the default
+// framing and neither it returns h.
 func (p Profile) Wrap(h a2s.Handler) a2s.Handler {
 	if p.Framing == FramingSource || p.Framing == FramingGoldSource {
-		if !p.GoldSourceDual {
+		if !p.GoldSourceDual && p.Banned == nil {
 			return h
 		}
 	}
@@ -43,6 +44,12 @@ type quirkHandler struct {
 }
 
 func (q *quirkHandler) ServeA2S(w a2s.ResponseWriter, r *a2s.Request) {
+	if q.p.Banned != nil {
+		if b, err := a2s.AppendBanned(nil, q.p.Banned); err == nil {
+			_ = w.WriteDatagram(b)
+		}
+		return
+	}
 	q.h.ServeA2S(&quirkWriter{q: q, w: w}, r)
 }
 
