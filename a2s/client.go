@@ -63,7 +63,8 @@ var ErrClientClosed = errors.New("a2s: client closed")
 // [ErrTimeout] and [os.ErrDeadlineExceeded] (and [context.DeadlineExceeded]
 // when the context's deadline ended it); a malformed reply gives a
 // [*ParseError]; a server that keeps answering 'A' gives
-// [ErrTooManyChallenges].
+// [ErrTooManyChallenges]; a server that refuses with an 'l' reply gives a
+// [*BannedError] at once.
 type Client struct {
 	// Timeout is how long one attempt waits for an answer (default 2s).
 	// Attempt n (from 0) waits Timeout + n*Timeout/2: a linear backoff.
@@ -852,11 +853,33 @@ func (c *Client) dispatchLocked(from netip.AddrPort, b []byte) {
 	if !hasHeader(payload) {
 		return
 	}
-	if payload[4] == TypeChallengeReply {
+	switch payload[4] {
+	case TypeChallengeReply:
 		c.challenged(p, from, payload)
+	case TypeBannedReply:
+		c.refused(p, payload)
+	default:
+		c.deliver(p, payload, owned)
+	}
+}
+
+// refused ends every query waiting on p with the server's 'l' refusal:
+// retrying would only be refused again. c.mu is held.
+func (c *Client) refused(p *peer, payload []byte) {
+	msg, err := ParseBanned(payload)
+	if err != nil {
 		return
 	}
-	c.deliver(p, payload, owned)
+	for _, cl := range p.calls {
+		if cl.answered {
+			continue
+		}
+		cl.answered = true
+		select {
+		case cl.ch <- event{err: &BannedError{Message: msg}}:
+		default:
+		}
+	}
 }
 
 // challenged handles an 'A' reply from addr: it caches the challenge and

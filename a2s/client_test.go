@@ -80,6 +80,10 @@ func TestClientProfiles(t *testing.T) {
 				c.Timeout, c.Retries = 200*time.Millisecond, 20
 			}
 			ctx := testCtx(t)
+			if p.Banned != nil {
+				checkBanned(t, c, srv.Addr(), p.Banned)
+				return
+			}
 			wantInfo, wantPlayers, wantRules := profileContent(p)
 			res, err := c.Info(ctx, srv.Addr())
 			if err != nil {
@@ -106,6 +110,30 @@ func TestClientProfiles(t *testing.T) {
 			}
 			checkRules(t, rules, wantRules)
 		})
+	}
+}
+
+// checkBanned checks that every query of a refusing server fails at
+// once with its message, without waiting out retries.
+func checkBanned(t *testing.T, c *a2s.Client, addr netip.AddrPort, msg a2s.Text) {
+	t.Helper()
+	c.Timeout, c.Retries = 10*time.Second, 5
+	ctx := testCtx(t)
+	queries := map[string]func() error{
+		"info":    func() error { _, err := c.Info(ctx, addr); return err },
+		"players": func() error { _, err := c.Players(ctx, addr); return err },
+		"rules":   func() error { _, err := c.Rules(ctx, addr); return err },
+	}
+	for name, query := range queries {
+		start := time.Now()
+		err := query()
+		var be *a2s.BannedError
+		if !errors.Is(err, a2s.ErrBanned) || !errors.As(err, &be) || string(be.Message) != string(msg) {
+			t.Errorf("%s: err = %v, want a BannedError %q", name, err, msg)
+		}
+		if waited := time.Since(start); waited >= c.Timeout {
+			t.Errorf("%s: refused after %v, not at once", name, waited)
+		}
 	}
 }
 

@@ -94,7 +94,11 @@ type Info struct {
 	Ship        *ShipInfo // The Ship only, else nil
 	IsMod       bool      // 'm' only: the Mod byte was set
 	Mod         *ModInfo  // 'm' only: the mod section, if the server sent it
-	Version     Text      // 'I' only
+	// NoBots ('m' only) reports a reply that ended before the Bots byte,
+	// as some non-Steam GoldSource servers send (field notes §3.3); Bots
+	// is 0 then, for want of a value.
+	NoBots  bool
+	Version Text // 'I' only
 
 	EDF           uint8  // extra data flag as sent; 0 if absent
 	Port          uint16 // EDFPort
@@ -291,6 +295,10 @@ func (in *Info) parseGoldSource(d *decoder, mod *ModInfo) {
 		in.Mod = mod
 	}
 	in.VAC = d.vac()
+	if d.err == nil && d.r.Len() == 0 {
+		in.NoBots = true
+		return
+	}
 	in.Bots = d.u8()
 }
 
@@ -395,7 +403,9 @@ func (in *Info) appendGoldSource(e *encoder) {
 		e.u8(m.DLL)
 	}
 	e.u8(in.VAC)
-	e.u8(in.Bots)
+	if !in.NoBots {
+		e.u8(in.Bots)
+	}
 }
 
 func lower(c byte) byte {

@@ -465,3 +465,30 @@ func TestBannedReply(t *testing.T) {
 		t.Errorf("BannedError = %q, Is(ErrBanned) %v", be.Error(), errors.Is(be, ErrBanned))
 	}
 }
+
+// Non-Steam GoldSource servers may end the 'm' reply before the Bots
+// byte (field notes §3.3, WoozyMasta/a2s#6): the reply still parses,
+// says so, and re-encodes to the same bytes.
+func TestInfoGoldSourceNoBots(t *testing.T) {
+	for _, withMod := range []bool{true, false} {
+		in := goldSourceInfo()
+		if !withMod {
+			in.IsMod, in.Mod = false, nil
+		}
+		full := mustAppend(t, in)
+		cut := full[:len(full)-1]
+		got, err := ParseInfo(cut)
+		if err != nil {
+			t.Fatalf("mod %v: %v", withMod, err)
+		}
+		if !got.NoBots || got.Bots != 0 || got.VAC != in.VAC || (got.Mod != nil) != withMod || string(got.Game) != string(in.Game) {
+			t.Errorf("mod %v: NoBots %v Bots %d VAC %d Mod %+v", withMod, got.NoBots, got.Bots, got.VAC, got.Mod)
+		}
+		if enc := mustAppend(t, got); !bytes.Equal(enc, cut) {
+			t.Errorf("mod %v: re-encoded % X, want % X", withMod, enc, cut)
+		}
+		if whole, err := ParseInfo(full); err != nil || whole.NoBots || whole.Bots != in.Bots {
+			t.Errorf("mod %v: whole reply NoBots %v Bots %d, %v", withMod, whole.NoBots, whole.Bots, err)
+		}
+	}
+}
