@@ -211,8 +211,8 @@ func TestQueryProfiles(t *testing.T) {
 		"oversized":       {`"rules":[{`},
 	}
 	for _, p := range a2stest.Profiles() {
-		if p.Loss > 0 {
-			continue // lossy profiles are covered by the client's own tests with retries
+		if p.Loss > 0 || p.Banned != nil {
+			continue // lossy profiles are covered by the client's own tests with retries; banned below
 		}
 		t.Run(p.Name, func(t *testing.T) {
 			srv := a2stest.NewServer(p)
@@ -234,6 +234,27 @@ func TestQueryProfiles(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A server that refuses with an 'l' reply: every section fails with kind
+// "refused" and the server's text, at once, and gsq exits 1.
+func TestQueryBanned(t *testing.T) {
+	p, _ := a2stest.ProfileByName("banned")
+	srv := a2stest.NewServer(p)
+	defer srv.Close()
+	code, stdout, stderr := runGSQ(t, nil, nil, nil, "query", "--json", "--timeout", "5s", srv.Addr().String())
+	if code != ExitFailure {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitFailure, stderr)
+	}
+	var got struct {
+		Error struct{ Kind, Message string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, stdout)
+	}
+	if got.Error.Kind != "refused" || !strings.Contains(got.Error.Message, "You have been banned from this server.") {
+		t.Errorf("error = %+v", got.Error)
 	}
 }
 

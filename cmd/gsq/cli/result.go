@@ -23,6 +23,7 @@ const (
 	kindProtocol    = "protocol"    // the server answered, but badly
 	kindAuth        = "auth"        // authentication failed
 	kindCanceled    = "canceled"    // the user interrupted gsq
+	kindRefused     = "refused"     // the server refused to answer (an A2S 'l' ban reply)
 )
 
 // errorKind classifies err for the JSON "kind" field and the exit code.
@@ -32,6 +33,8 @@ func errorKind(err error) string {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return kindCanceled
+	case errors.Is(err, a2s.ErrBanned):
+		return kindRefused
 	case errors.Is(err, a2s.ErrTimeout), errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, context.DeadlineExceeded):
 		return kindTimeout
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH),
