@@ -128,7 +128,7 @@ func listenPair(addr *net.UDPAddr, tcp bool) (*net.UDPConn, net.Listener, error)
 	for range tries {
 		udp, err := net.ListenUDP("udp", addr)
 		if err != nil {
-			return nil, nil, fmt.Errorf("listen udp %s: %w", addr, err)
+			return nil, nil, err // a *net.OpError: "listen udp ADDR: ..."
 		}
 		if !tcp {
 			return udp, nil, nil
@@ -138,7 +138,7 @@ func listenPair(addr *net.UDPAddr, tcp bool) (*net.UDPConn, net.Listener, error)
 			return udp, l, nil
 		}
 		udp.Close()
-		lastErr = fmt.Errorf("listen tcp %s: %w", udp.LocalAddr(), err)
+		lastErr = err
 	}
 	return nil, nil, lastErr
 }
