@@ -28,7 +28,7 @@ var dayzVector = []byte{
 	0x05,                         // 5-byte Workshop ID
 	0x01, 0x00, 0x00, 0x00, 0x01, // 4294967297
 	3, 'C', 'F', 0xFF, // name with a 0xFF byte
-	1,                 // signatures
+	1, // signatures
 	4, 'd', 'a', 'y', 'z',
 }
 
