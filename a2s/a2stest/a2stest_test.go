@@ -14,7 +14,7 @@ import (
 )
 
 func TestProfiles(t *testing.T) {
-	want := []string{"modern", "legacy", "goldsource-dual", "split-out-of-order", "bzip2-nosize", "oversized", "rust", "ship", "banned", "lossy"}
+	want := []string{"modern", "legacy", "goldsource-dual", "split-out-of-order", "bzip2-nosize", "oversized", "rust", "ship", "dayz", "banned", "lossy"}
 	if got := a2stest.ProfileNames(); !slices.Equal(got, want) {
 		t.Errorf("ProfileNames() = %q, want %q", got, want)
 	}

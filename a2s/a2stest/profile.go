@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/a2s/bohemia"
 )
 
 // Framing is how a fake server cuts its replies into datagrams.
@@ -136,6 +137,13 @@ func Profiles() []Profile {
 			Info:        shipInfo(),
 			Players:     makePlayers(5, true),
 			Rules:       makeRules(10, 6),
+		},
+		{
+			Name:        "dayz",
+			Description: "DayZ: AppID only in the GameID, server facts in the keywords, a binary mod list in ~2500-byte rules sent unsplit",
+			Framing:     FramingUnsplit,
+			Info:        dayzInfo(),
+			Rules:       dayzRules(),
 		},
 		{
 			Name:        "banned",
@@ -319,6 +327,44 @@ func rustInfo() *a2s.Info {
 	i.Players, i.MaxPlayers, i.Bots = 280&0xFF, 300&0xFF, 0 // 8-bit fields wrap: 24 and 44
 	i.Keywords = a2s.Text("mp300,cp280,ptrak,qp0,v2567,born1700000000,gmrust,oxide,modded")
 	return i
+}
+
+func dayzInfo() *a2s.Info {
+	i := DefaultInfo()
+	i.Name = a2s.Text("gsq dayz server")
+	i.Map, i.Folder, i.Game = a2s.Text("chernarusplus"), a2s.Text("dayz"), a2s.Text("DayZ")
+	i.ShortAppID, i.GameID = 0, 221100
+	i.Players, i.MaxPlayers, i.Bots = 41, 60, 0
+	i.ServerType, i.Environment = 'd', 'w'
+	i.Version = a2s.Text("1.26.159040")
+	i.Keywords = a2s.Text("battleye,no3rd,external,privHive,shard123,lqs2,etm4.000000,entm8.000000,mod,14:05")
+	return i
+}
+
+// dayzRules are DayZ-style rules: the chunks of a version 2 Server
+// Browser Protocol message listing 100 mods (about 2500 bytes in all),
+// then the text rules.
+func dayzRules() *a2s.Rules {
+	br := &bohemia.Browser{Signatures: []a2s.Text{a2s.Text("dayz"), a2s.Text("gsq")}}
+	for n := range 100 {
+		br.Mods = append(br.Mods, bohemia.Mod{
+			Hash:       uint32(0x01000100 + n), // escaped bytes on the wire
+			WorkshopID: uint64(1559212036 + n*1000),
+			Name:       a2s.Text(fmt.Sprintf("gsq mod %02d", n)),
+		})
+	}
+	msg, err := br.Append(nil)
+	if err != nil {
+		panic(err)
+	}
+	list, err := bohemia.Chunks(msg)
+	if err != nil {
+		panic(err)
+	}
+	list = append(list, a2s.Rule{Name: a2s.Text("allowedBuild"), Value: a2s.Text("0")},
+		a2s.Rule{Name: a2s.Text("dedicated"), Value: a2s.Text("1")},
+		a2s.Rule{Name: a2s.Text("island"), Value: a2s.Text("chernarusplus")})
+	return &a2s.Rules{Count: uint16(len(list)), List: list}
 }
 
 func shipInfo() *a2s.Info {

@@ -104,10 +104,7 @@ func renderA2S(w io.Writer, r *A2SResult) {
 	tw.Flush()
 	switch {
 	case r.Rules != nil:
-		fmt.Fprintf(tw, "\nrules (%d)\n", len(r.Rules.List))
-		for _, rule := range r.Rules.List {
-			fmt.Fprintf(tw, "  %s\t%s\n", printable(rule.Name.UTF8()), printable(rule.Value.UTF8()))
-		}
+		renderRules(tw, r.Rules)
 	case r.RulesErr != nil:
 		fmt.Fprintf(tw, "\nrules\terror: %s\n", r.RulesErr)
 	}

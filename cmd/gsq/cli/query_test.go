@@ -209,6 +209,9 @@ func TestQueryProfiles(t *testing.T) {
 		"ship":            {`"ship":{"mode":`, `"deaths":`, `"money":`},
 		"bzip2-nosize":    {`"rules":[{`},
 		"oversized":       {`"rules":[{`},
+		"dayz": {`"dayz":{"official":false,"battleye":true,"first_person":true`, `"queue":2`, `"time":"14:05"`,
+			`"mods":{"version":2,"list":[{"name":"gsq mod 00","workshop_id":1559212036,"dlc":false,"hash":16777472}`,
+			`{"name":"gsq mod 99","workshop_id":1559311036`, `"signatures":[{"name":"dayz"},{"name":"gsq"}]`},
 	}
 	for _, p := range a2stest.Profiles() {
 		if p.Loss > 0 || p.Banned != nil {
@@ -234,6 +237,22 @@ func TestQueryProfiles(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The table shows a DayZ server's mod list after its rules.
+func TestQueryDayZMods(t *testing.T) {
+	p, _ := a2stest.ProfileByName("dayz")
+	srv := a2stest.NewServer(p)
+	defer srv.Close()
+	code, stdout, stderr := runGSQ(t, nil, nil, nil, "query", "--timeout", "5s", srv.Addr().String())
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{"DayZ (dayz, app 221100)", "(19 binary rules: the mod list below)", "mods (100)", "gsq mod 00  workshop 1559212036", "gsq mod 99  workshop 1559311036"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
 	}
 }
 

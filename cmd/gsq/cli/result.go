@@ -112,6 +112,9 @@ func (r *A2SResult) JSON() object {
 	switch {
 	case r.Rules != nil:
 		o.set("rules", ruleList{r.Rules})
+		if mods, ok := browserJSON(r.Rules); ok {
+			o.set("mods", mods)
+		}
 	case r.RulesErr != nil:
 		o.set("rules", sectionError(r.RulesErr))
 	}
@@ -188,7 +191,11 @@ func infoJSON(in *a2s.Info) object {
 		o.set("players_byte", in.Players)
 		o.set("max_players_byte", in.MaxPlayers)
 	}
-	o.set("bots", in.Bots)
+	if in.NoBots {
+		o.set("bots", nil) // the server left the byte out
+	} else {
+		o.set("bots", in.Bots)
+	}
 	o.set("server_type", in.ServerType.String())
 	o.set("environment", in.Environment.String())
 	if in.Visibility == 0 {
@@ -228,6 +235,9 @@ func infoJSON(in *a2s.Info) object {
 	}
 	if in.EDF&a2s.EDFGameID != 0 {
 		o.set("game_id", in.GameID)
+	}
+	if key, tags := tagsJSON(in); key != "" {
+		o.set(key, tags)
 	}
 	if in.EDF&a2s.EDFSpectator != 0 {
 		o.set("spectator_port", in.SpectatorPort)
