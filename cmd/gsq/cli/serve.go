@@ -226,7 +226,10 @@ With --fleet N it runs N A2S servers on ports --base-port to
 --base-port+N-1, each with its own name, players and rules.
 
 The RCON password comes from --rcon-password or GSQ_RCON_PASSWORD; without
-one, RCON refuses every login.`,
+one, RCON refuses every login.
+
+Profiles:
+` + profileHelp(),
 		Example: `  gsq serve --addr 127.0.0.1:27015
   gsq serve --name "My server" --map cp_badlands --player Alice:10:5m --rule mp_timelimit=30
   gsq serve --config server.yaml --rcon-password secret
@@ -401,4 +404,13 @@ func describeSimulation(w io.Writer, s *simulation, cfg simConfig) {
 		fmt.Fprintf(w, "gsq:   the %s profile's own content\n", cfg.profile.Name)
 	}
 	fmt.Fprintf(w, "gsq: try: gsq query %s\n", addr)
+}
+
+// profileHelp lists the a2stest quirk profiles with what each plays.
+func profileHelp() string {
+	var b strings.Builder
+	for _, p := range a2stest.Profiles() {
+		fmt.Fprintf(&b, "  %-19s %s\n", p.Name, p.Description)
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
