@@ -50,14 +50,16 @@ var ErrClientClosed = errors.New("a2s: client closed")
 // the query it answers (matched by source address and reply type; stray
 // datagrams are dropped). Split replies are reassembled per server, several
 // split IDs at a time. On Linux, replies are read with recvmmsg(2) and the
-// requests of concurrent queries are sent together with sendmmsg(2). The
+// requests of concurrent queries are sent together with sendmmsg(2): those
+// of the queries woken by one batch of replies go out in one call. The
 // zero value is ready to use; call Close to release the socket.
 //
 // Every query follows the challenge protocol whatever its type: an S2C_CHALLENGE
 // ('A') reply makes the client resend the request with the echoed 4 bytes, at
-// most MaxChallenges times per query. The challenge is remembered per server,
-// so Players and Rules after Info need no extra round trip; a stale one just
-// earns a new 'A'.
+// most MaxChallenges times per query. The reading goroutine resends it
+// itself, without waking the query, and the resent request gets a whole
+// Timeout. The challenge is remembered per server, so Players and Rules
+// after Info need no extra round trip; a stale one just earns a new 'A'.
 //
 // Errors: a query that gets no answer fails with an error matching
 // [ErrTimeout] and [os.ErrDeadlineExceeded] (and [context.DeadlineExceeded]
@@ -100,7 +102,8 @@ type Client struct {
 	epoch    time.Time // origin of now()
 
 	// Owned by the read loop: the requests it resends after 'A' replies,
-	// and whether it holds the batch writer until the end of a batch.
+	// whether it holds the batch writer until the end of a batch of
+	// replies, and whether that batch woke a query (see flush).
 	resends   []resend
 	resendBuf []byte
 	holding   bool
@@ -777,19 +780,8 @@ func (c *Client) sendFailed(addr netip.AddrPort, err error) {
 	addr = netip.AddrPortFrom(addr.Addr().Unmap(), addr.Port())
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p := c.peers[addr]
-	if p == nil {
-		return
-	}
-	for _, cl := range p.calls {
-		if cl.answered {
-			continue
-		}
-		cl.answered = true
-		select {
-		case cl.ch <- event{err: err}:
-		default:
-		}
+	if p := c.peers[addr]; p != nil {
+		p.fail(err)
 	}
 }
 
@@ -870,13 +862,18 @@ func (c *Client) refused(p *peer, payload []byte) {
 	if err != nil {
 		return
 	}
+	p.fail(&BannedError{Message: msg})
+}
+
+// fail ends the unanswered queries of p with err. Client.mu is held.
+func (p *peer) fail(err error) {
 	for _, cl := range p.calls {
 		if cl.answered {
 			continue
 		}
 		cl.answered = true
 		select {
-		case cl.ch <- event{err: &BannedError{Message: msg}}:
+		case cl.ch <- event{err: err}:
 		default:
 		}
 	}

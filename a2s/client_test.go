@@ -45,6 +45,16 @@ func profileContent(p a2stest.Profile) (*a2s.Info, *a2s.Players, *a2s.Rules) {
 	return info, players, rules
 }
 
+// newModernServer starts a server of the default profile without a rate
+// limit, closed with the test, and returns it with what it answers.
+func newModernServer(t *testing.T) (*a2stest.Server, *a2s.Info, *a2s.Players, *a2s.Rules) {
+	p := a2stest.Profile{RateLimit: -1}
+	srv := a2stest.NewServer(p)
+	t.Cleanup(srv.Close)
+	info, players, rules := profileContent(p)
+	return srv, info, players, rules
+}
+
 func checkInfo(t *testing.T, got, want *a2s.Info) {
 	t.Helper()
 	if !reflect.DeepEqual(got, want) {
@@ -574,10 +584,7 @@ func TestClientQueryAllocs(t *testing.T) {
 // received them in, so those buffers must never be reused: earlier results
 // stay intact while later queries run, alone or concurrently.
 func TestClientResultsIndependent(t *testing.T) {
-	p := a2stest.Profile{RateLimit: -1}
-	srv := a2stest.NewServer(p)
-	defer srv.Close()
-	wantInfo, wantPlayers, wantRules := profileContent(p)
+	srv, wantInfo, wantPlayers, wantRules := newModernServer(t)
 	c := newClient(t)
 	ctx := testCtx(t)
 	var infos []*a2s.Info
@@ -760,10 +767,7 @@ func TestClientCancelWhileReplyInFlight(t *testing.T) {
 // Each 'A' reply goes to one query, which the read loop resends; all
 // succeed.
 func TestClientConcurrentChallenges(t *testing.T) {
-	p := a2stest.Profile{RateLimit: -1}
-	srv := a2stest.NewServer(p)
-	defer srv.Close()
-	wantInfo, wantPlayers, wantRules := profileContent(p)
+	srv, wantInfo, wantPlayers, wantRules := newModernServer(t)
 	c := newClient(t)
 	ctx := testCtx(t)
 	var wg sync.WaitGroup
