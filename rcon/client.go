@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -53,10 +54,26 @@ type Options struct {
 	// matched by id. It applies to DialectSource only and is ignored for
 	// profiles that need serial requests.
 	Pipeline bool
+	// MaxInFlight bounds the commands in flight at once when pipelining;
+	// the others wait their turn. 0 means no bound.
+	MaxInFlight int
 	// CommandDelay is the minimum pause between the end of one command
 	// and the start of the next when commands are serial (useful for
 	// Minecraft and ARK).
 	CommandDelay time.Duration
+
+	// LooseIDs accepts replies carrying id 0, -1 or 42, whatever id the
+	// request had, for servers that do not echo ids (field notes §8,
+	// "ID-tolerance mode"). Such replies can only be matched to the one
+	// command in flight, so commands become serial, and a probe's reply
+	// could not be told from the answer, so the end of an answer is found
+	// by a QuietPeriod unless Terminator or the profile says otherwise.
+	LooseIDs bool
+
+	// KeepAlive, if positive, sends an empty RESPONSE_VALUE probe (type 0)
+	// whenever the connection has been idle that long, for servers and
+	// middleboxes that drop idle connections. Its reply is dropped.
+	KeepAlive time.Duration
 
 	// Reconnect makes a Client created by Dial re-dial and log in again,
 	// with backoff, on the next command after the connection dropped.
@@ -75,6 +92,10 @@ type Options struct {
 
 	// Logf, if set, receives notes about packets the client dropped.
 	Logf func(format string, args ...any)
+	// Debug, if set, is called with the wire bytes of every packet the
+	// client sends ("send") and receives ("recv"), login included: the
+	// login packet holds the password. It must not retain b.
+	Debug func(dir string, b []byte)
 }
 
 // Client is an RCON client connection. It is safe for concurrent use.
@@ -88,6 +109,7 @@ type Client struct {
 	events   chan Packet
 
 	slot     chan struct{} // serial mode: held for a whole command
+	inflight chan struct{} // pipelined mode: one token per command in flight, if bounded
 	redial   chan struct{} // held while (re)connecting
 	coalesce bool          // requests share Writes (see conn.queue)
 	wmu      sync.Mutex    // one request per Write, when not coalescing
@@ -95,6 +117,7 @@ type Client struct {
 	evmu     sync.Mutex    // guards sends on events against Close
 	evClosed bool
 	readers  sync.WaitGroup
+	lastUsed atomic.Int64 // when a command last started or ended, in Unix ns
 
 	mu          sync.Mutex
 	cn          *conn
@@ -186,10 +209,17 @@ func newClient(password string, opts *Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.LooseIDs {
+		prof.anyIDs = slices.Concat(prof.anyIDs, []int32{0, -1, 42})
+		prof.serial = true
+	}
 	c.prof = prof
 	c.term = o.Terminator
 	if c.term == nil {
 		c.term = prof.term
+	}
+	if c.term == nil && o.LooseIDs {
+		c.term = QuietPeriod{}
 	}
 	if c.term == nil {
 		c.term = o.Dialect.defaultTerminator()
@@ -197,6 +227,9 @@ func newClient(password string, opts *Options) (*Client, error) {
 	c.pipeline = o.Pipeline && o.Dialect.pipelines() && !prof.serial
 	c.coalesce = c.pipeline && o.Dialect == DialectSource
 	c.slot = make(chan struct{}, 1)
+	if c.pipeline && o.MaxInFlight > 0 {
+		c.inflight = make(chan struct{}, o.MaxInFlight)
+	}
 	c.redial = make(chan struct{}, 1)
 	c.events = make(chan Packet, o.EventBuffer)
 	return c, nil
@@ -205,6 +238,9 @@ func newClient(password string, opts *Options) (*Client, error) {
 // start logs in on nc and starts its read loop. It closes nc on failure.
 func (c *Client) start(ctx context.Context, nc net.Conn) error {
 	rd := NewReader(nc, c.opts.MaxPacketSize)
+	if c.opts.Debug != nil {
+		rd.debug = func(b []byte) { c.opts.Debug("recv", b) }
+	}
 	if err := c.auth(ctx, nc, rd); err != nil {
 		nc.Close()
 		return err
@@ -226,6 +262,10 @@ func (c *Client) start(ctx context.Context, nc net.Conn) error {
 		cn.turn.init()
 		go c.idleReader(cn)
 	}
+	if c.opts.KeepAlive > 0 {
+		c.readers.Add(1)
+		go c.keepAlive(cn)
+	}
 	return nil
 }
 
@@ -243,6 +283,9 @@ func (c *Client) auth(ctx context.Context, nc net.Conn, rd *Reader) error {
 
 	id := c.newID()
 	b, _ := Packet{ID: id, Type: TypeAuth, Body: []byte(c.password)}.AppendBinary(nil)
+	if c.opts.Debug != nil {
+		c.opts.Debug("send", b)
+	}
 	if _, err := nc.Write(b); err != nil {
 		return c.authErr(ctx, err)
 	}
@@ -587,10 +630,20 @@ func (c *Client) ExecBytes(ctx context.Context, cmd string) ([]byte, error) {
 	if n := c.opts.Dialect.MaxCommandLen(); len(cmd) > n {
 		return nil, fmt.Errorf("%w: %d bytes, %v allows %d", ErrCommandTooLong, len(cmd), c.opts.Dialect, n)
 	}
+	c.lastUsed.Store(time.Now().UnixNano())
+	defer func() { c.lastUsed.Store(time.Now().UnixNano()) }()
 	canceled := ctx.Done()
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	if c.pipeline {
+		if c.inflight != nil {
+			select {
+			case c.inflight <- struct{}{}:
+				defer func() { <-c.inflight }()
+			case <-ctx.Done():
+				return nil, ctxErr(ctx)
+			}
+		}
 		return c.exec(ctx, cmd)
 	}
 	if err := c.acquire(ctx); err != nil {

@@ -37,7 +37,7 @@ func (c *Client) send(ctx context.Context, cl *call, cmd string, probe bool) err
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	c.wbuf = cl.appendRequest(c.wbuf[:0], cmd, probe)
+	c.wbuf = c.appendRequest(c.wbuf[:0], cl, cmd, probe)
 	dl, _ := ctx.Deadline()
 	err := c.writeTo(cl.cn, dl, c.wbuf)
 	if cap(c.wbuf) > maxKeptScratch {
@@ -47,12 +47,22 @@ func (c *Client) send(ctx context.Context, cl *call, cmd string, probe bool) err
 }
 
 // appendRequest appends the wire form of cl's request to b.
-func (cl *call) appendRequest(b []byte, cmd string, probe bool) []byte {
+func (c *Client) appendRequest(b []byte, cl *call, cmd string, probe bool) []byte {
 	if cmd != "" {
-		b, _ = Packet{ID: cl.id, Type: TypeExecCommand, Body: []byte(cmd)}.AppendBinary(b)
+		b = c.appendPacket(b, Packet{ID: cl.id, Type: TypeExecCommand, Body: []byte(cmd)})
 	}
 	if probe {
-		b, _ = cl.probe().AppendBinary(b)
+		b = c.appendPacket(b, cl.probe())
+	}
+	return b
+}
+
+// appendPacket appends p to b, showing it to Options.Debug.
+func (c *Client) appendPacket(b []byte, p Packet) []byte {
+	n := len(b)
+	b, _ = p.AppendBinary(b)
+	if c.opts.Debug != nil {
+		c.opts.Debug("send", b[n:])
 	}
 	return b
 }
@@ -62,7 +72,7 @@ func (cl *call) appendRequest(b []byte, cmd string, probe bool) []byte {
 func (c *Client) queue(ctx context.Context, cl *call, cmd string, probe bool) error {
 	q := &cl.cn.wq
 	q.mu.Lock()
-	q.buf = cl.appendRequest(q.buf, cmd, probe)
+	q.buf = c.appendRequest(q.buf, cl, cmd, probe)
 	if dl, ok := ctx.Deadline(); ok && dl.After(q.deadline) {
 		q.deadline = dl
 	}

@@ -161,6 +161,8 @@ type Reader struct {
 	payload []byte // the packet being read once its size is known
 	payN    int    // bytes of payload read so far
 	skip    []byte // bytes to discard first if the stream holds them next
+
+	debug func(b []byte) // sees the wire bytes of each packet read
 }
 
 // NewReader returns a Reader on r that rejects size fields above max
@@ -202,6 +204,9 @@ func (r *Reader) ReadPacket() (Packet, error) {
 	r.payN += n
 	if err != nil {
 		return Packet{}, truncated(err, 4+r.payN)
+	}
+	if r.debug != nil {
+		r.debug(append(r.hdr[:], r.payload...))
 	}
 	p := decodePayload(r.payload)
 	r.hdrN, r.payload, r.payN = 0, nil, 0
