@@ -32,6 +32,11 @@ type Rules struct {
 // bad. The result does not alias b.
 func ParseRules(b []byte) (*Rules, error) { return parseRules(b, false) }
 
+// ParseRulesOwned is ParseRules for a buffer the caller hands over, such
+// as a reply returned by [Reassembler.Add]: Raw, and the names and values,
+// alias b instead of a copy of it, so b must not be modified afterwards.
+func ParseRulesOwned(b []byte) (*Rules, error) { return parseRules(b, true) }
+
 // parseRules is ParseRules; when owned, Raw aliases b instead of a copy of
 // it.
 func parseRules(b []byte, owned bool) (*Rules, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"net"
 	"net/netip"
 	"sync"
@@ -12,9 +13,13 @@ import (
 	"time"
 )
 
-// Defaults of the Scanner's zero value.
+// Defaults of the Scanner's zero value. A target in flight may have all
+// its answers on the way at once (about 10 KB of socket buffer for info,
+// players and a 3-fragment rules reply): DefaultConcurrency of them fit the
+// receive buffers of DefaultSockets sockets of DefaultSocketBuffer bytes,
+// so a scan that stalls for a moment loses nothing.
 const (
-	DefaultConcurrency  = 2000
+	DefaultConcurrency  = 1000
 	DefaultRate         = 20000 // datagrams per second
 	DefaultRetries      = 3
 	DefaultTimeout      = time.Second
@@ -34,28 +39,36 @@ type Protocol interface {
 // drivenProtocol is a protocol whose conversations the engine drives
 // datagram by datagram on its shared sockets (A2S).
 type drivenProtocol interface {
-	start(addr netip.AddrPort) query
+	// start begins the conversation with a server: the query, and the
+	// requests to send first.
+	start(addr netip.AddrPort) (query, change)
 }
 
-// query is the conversation with one server, driven by the engine: it
-// writes a request, digests each datagram the server sends, and learns
-// when a request went unanswered.
+// maxSlots is the number of requests a query may have in the air at once.
+const maxSlots = 3
+
+// query is the conversation with one server, driven by the engine. Its
+// requests are numbered by slot (0 to maxSlots-1): the engine sends those
+// a change asks for, resends them while they go unanswered, and reports
+// those that stay unanswered.
 type query interface {
-	request(b []byte) []byte
-	reply(b []byte, rtt time.Duration) step
-	expire(err error) step // err is nil for a timeout
+	// request appends the request of slot, which is being sent now.
+	request(b []byte, slot int, now time.Time) []byte
+	// reply digests a datagram from the server.
+	reply(b []byte, now time.Time) change
+	// expire reports that slot's request went unanswered (err nil) or
+	// could not be sent.
+	expire(slot int, err error) change
+	done() bool // the conversation is over
 	status() Status
 	fill(r *Result)
 }
 
-// step is what a query wants after an event.
-type step uint8
-
-const (
-	stepWait step = iota // keep waiting for datagrams
-	stepSend             // send request() now (a new request, not a retry)
-	stepDone             // the conversation is over
-)
+// change is what an event did to a query's requests, one bit per slot.
+type change struct {
+	finished uint8 // requests that need no more sending: answered, or failed
+	send     uint8 // requests to send now, as new requests (retries start over)
+}
 
 // Status classifies a target's outcome.
 type Status uint8
@@ -138,6 +151,9 @@ type Scanner struct {
 	Timeout    time.Duration
 	MinTimeout time.Duration
 	// HostInterval spaces the datagrams sent to one server (0: none).
+	// When set, a server also gets one request at a time, the next one
+	// after the answer to the previous one; else the requests that need no
+	// answer first go out together.
 	HostInterval time.Duration
 	// MaxPerIP bounds the servers of one IP address queried at once (0:
 	// no bound). Game hosts run many servers on one address, and some
@@ -164,7 +180,10 @@ func (s *Scanner) Scan(ctx context.Context, targets io.Reader, emit func(*Result
 	if err != nil {
 		return Summary{}, err
 	}
-	err = r.dispatch(NewTargetReader(targets, r.proto.DefaultPort()))
+	// The first requests of the targets dispatched go out in batches, sent
+	// whenever the dispatcher might wait: for a free slot, or for input.
+	err = r.dispatch(NewTargetReader(readHook{targets, r.flushLaunches}, r.proto.DefaultPort()))
+	r.flushLaunches()
 	if err == nil {
 		all := make(chan struct{})
 		go func() {
@@ -287,6 +306,7 @@ func (s *Scanner) newRun(ctx context.Context, emit func(*Result)) (*run, error) 
 		_ = conn.SetReadBuffer(bufSize)
 		_ = conn.SetWriteBuffer(bufSize)
 		sk := &socket{conn: conn, flights: map[netip.AddrPort]*flight{}, done: make(chan struct{})}
+		sk.initBatches()
 		r.socks = append(r.socks, sk)
 		if i == 0 {
 			r.sock6 = sk
@@ -311,13 +331,36 @@ func orDefault[T int | time.Duration](v, def T) T {
 	return v
 }
 
+// readHook calls before ahead of each Read of r.
+type readHook struct {
+	r      io.Reader
+	before func()
+}
+
+func (h readHook) Read(p []byte) (int, error) {
+	h.before()
+	return h.r.Read(p)
+}
+
+// flushLaunches sends the first requests the dispatcher has queued.
+func (r *run) flushLaunches() {
+	for _, sk := range r.socks {
+		sk.launches.flush()
+	}
+}
+
 // dispatch reads the targets and starts each one when a slot is free.
 func (r *run) dispatch(tr *TargetReader) error {
 	for {
 		select {
 		case r.slots <- struct{}{}:
-		case <-r.ctx.Done():
-			return r.ctx.Err()
+		default:
+			r.flushLaunches()
+			select {
+			case r.slots <- struct{}{}:
+			case <-r.ctx.Done():
+				return r.ctx.Err()
+			}
 		}
 		t, err := tr.Next()
 		if err != nil {
@@ -337,7 +380,7 @@ func (r *run) dispatch(tr *TargetReader) error {
 		case !t.Addr.IsValid():
 			go r.resolve(f)
 		default:
-			r.admit(f)
+			r.admit(f, true)
 		}
 	}
 }
@@ -366,12 +409,13 @@ func (r *run) resolve(f *flight) {
 		}
 	}
 	f.res.Addr = netip.AddrPortFrom(best.Unmap(), t.Port)
-	r.admit(f)
+	r.admit(f, false)
 }
 
 // admit starts f unless its server is already in flight or its IP
 // address is at MaxPerIP; then f waits for a flight of that IP to end.
-func (r *run) admit(f *flight) {
+// dispatched is set when the dispatcher calls.
+func (r *run) admit(f *flight, dispatched bool) {
 	addr := f.res.Addr
 	r.mu.Lock()
 	if !r.startable(addr) {
@@ -382,7 +426,7 @@ func (r *run) admit(f *flight) {
 	}
 	r.occupy(f)
 	r.mu.Unlock()
-	f.launch()
+	f.launch(dispatched)
 }
 
 func (r *run) startable(addr netip.AddrPort) bool {
@@ -438,7 +482,7 @@ func (r *run) release(addr netip.AddrPort, nextSend time.Time) {
 	}
 	r.mu.Unlock()
 	for _, f := range ready {
-		f.launch()
+		f.launch(false)
 	}
 }
 
@@ -557,6 +601,9 @@ type socket struct {
 	flights map[netip.AddrPort]*flight
 	done    chan struct{} // closed when the reader has returned
 	batch   sendBatch     // the reader's sends (Linux)
+	// launches holds the first requests of the flights the dispatcher
+	// starts (Linux).
+	launches sendBatch
 }
 
 // datagram hands a datagram the socket received to its flight. out
@@ -575,7 +622,10 @@ func (r *run) datagram(sk *socket, from netip.AddrPort, b []byte, out *sendBatch
 	f.handle(b, out)
 }
 
-// flight is one target being queried.
+// flight is one target being queried. Its requests (a query's slots) go
+// out as soon as pacing allows, all at once unless HostInterval asks for
+// one at a time; one timer, armed for the earliest deadline, sends paced
+// requests and resends unanswered ones.
 type flight struct {
 	r    *run
 	res  *Result
@@ -584,115 +634,192 @@ type flight struct {
 
 	mu       sync.Mutex
 	timer    *time.Timer
-	deadline time.Time // when the timer is due; earlier firings are stale
-	pending  bool      // the timer is for a paced send, not a timeout
-	attempt  int       // sends of the current request, minus one
-	sampled  bool      // the current send's round trip is measured
-	sentAt   time.Time
+	armed    time.Time // when the timer is due; zero when it is not armed
+	due      uint8     // requests to send, one bit per slot
+	air      uint8     // requests sent and not answered
+	attempt  [maxSlots]int
+	deadline [maxSlots]time.Time
+	reserved bool      // a pacing slot is held for the send at sendAt
+	sendAt   time.Time // paced or HostInterval: when the next request may go
+	probe    time.Time // when first sends went out; the next datagram times the round trip
 	nextSend time.Time // HostInterval spacing
 	buf      []byte
 	done     bool
 }
 
-// launch starts the conversation with the server.
-func (f *flight) launch() {
+// launch starts the conversation with the server. The first requests go
+// into the socket's launch batch when dispatched is set (the dispatcher
+// is calling).
+func (f *flight) launch(dispatched bool) {
 	r := f.r
 	if r.blocking != nil {
 		go f.converse()
 		return
 	}
-	f.q = r.proto.(drivenProtocol).start(f.res.Addr)
+	q, first := r.proto.(drivenProtocol).start(f.res.Addr)
+	f.q = q
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.timer = time.AfterFunc(time.Hour, f.onTimer)
+	now := time.Now()
 	switch {
 	case f.res.Addr.Addr().Is4():
 		f.sock = r.socks4[int(r.next.Add(1))%len(r.socks4)]
 	case r.sock6 != nil:
 		f.sock = r.sock6
 	default:
-		f.sock = nil
-		f.do(f.q.expire(errNoIPv6), time.Now(), nil)
+		f.apply(f.q.expire(bits.TrailingZeros8(first.send), errNoIPv6), now, nil)
 		return
 	}
 	f.sock.mu.Lock()
 	f.sock.flights[f.res.Addr] = f
 	f.sock.mu.Unlock()
-	f.do(stepSend, time.Now(), nil)
+	var out *sendBatch
+	if dispatched {
+		out = &f.sock.launches
+	}
+	f.apply(first, now, out)
 }
 
-// do carries out what the query asked for; f.mu is held. Requests go
-// into out when it is not nil (the socket reader's batch).
-func (f *flight) do(s step, now time.Time, out *sendBatch) {
-	switch s {
-	case stepSend:
-		f.attempt = 0
-		f.send(now, out)
-	case stepDone:
+// apply carries out what the query asked for; f.mu is held. Requests go
+// into out when it is not nil.
+func (f *flight) apply(ch change, now time.Time, out *sendBatch) {
+	f.air &^= ch.finished | ch.send
+	f.due &^= ch.finished
+	f.due |= ch.send
+	for w := ch.send; w != 0; w &= w - 1 {
+		f.attempt[bits.TrailingZeros8(w)] = 0
+	}
+	if f.q.done() {
 		f.finish()
-	}
-}
-
-// send sends the request when pacing allows, or arms the timer for then.
-func (f *flight) send(now time.Time, out *sendBatch) {
-	wait := f.r.pacer.reserve(now)
-	if f.r.interval > 0 {
-		wait = max(wait, f.nextSend.Sub(now))
-	}
-	if wait > 0 {
-		f.pending = true
-		f.arm(now, wait)
 		return
 	}
-	f.transmit(now, out)
+	f.pump(now, out)
 }
 
-func (f *flight) transmit(now time.Time, out *sendBatch) {
-	f.pending = false
-	f.buf = f.q.request(f.buf[:0])
-	f.sentAt, f.sampled = now, false
-	f.nextSend = now.Add(f.r.interval)
-	f.r.sent.Add(1)
-	f.arm(now, f.r.rtt.timeout(f.attempt))
+// pump sends the due requests that pacing and HostInterval allow, and
+// arms the timer for the others.
+func (f *flight) pump(now time.Time, out *sendBatch) {
+	r := f.r
+	for !f.done && f.due != 0 {
+		if r.interval > 0 && f.air != 0 {
+			return // one request at a time: the answer sends the next
+		}
+		if !f.reserved {
+			wait := r.pacer.reserve(now)
+			if r.interval > 0 {
+				wait = max(wait, f.nextSend.Sub(now))
+			}
+			if wait > 0 {
+				f.reserved, f.sendAt = true, now.Add(wait)
+				f.arm(f.sendAt, now)
+				return
+			}
+		} else if now.Before(f.sendAt) {
+			return
+		}
+		f.reserved = false
+		f.transmit(bits.TrailingZeros8(f.due), now, out)
+	}
+}
+
+// transmit sends slot's request.
+func (f *flight) transmit(slot int, now time.Time, out *sendBatch) {
+	r := f.r
+	bit := uint8(1) << slot
+	f.due &^= bit
+	f.air |= bit
+	f.buf = f.q.request(f.buf[:0], slot, now)
+	// Karn's rule: a round trip is timed only while every request in the
+	// air is a first send.
+	if f.attempt[slot] > 0 {
+		f.probe = time.Time{}
+	} else if f.probe.IsZero() && !f.resending() {
+		f.probe = now
+	}
+	f.nextSend = now.Add(r.interval)
+	r.sent.Add(1)
+	f.deadline[slot] = now.Add(r.rtt.timeout(f.attempt[slot]))
+	f.arm(f.deadline[slot], now)
 	// Batched sends leave a little later than now: only when no
 	// HostInterval is to be measured from now.
-	if f.r.interval == 0 && out.add(f.buf, f.res.Addr) {
+	if r.interval == 0 && out.add(f.buf, f.res.Addr) {
 		return // a failed batched send is left to the retry timer
 	}
 	_, err := f.sock.conn.WriteToUDPAddrPort(f.buf, f.res.Addr)
-	if f.r.interval > 0 {
-		f.nextSend = time.Now().Add(f.r.interval) // from the datagram's departure
+	if r.interval > 0 {
+		f.nextSend = time.Now().Add(r.interval) // from the datagram's departure
 	}
 	if err != nil && !errors.Is(err, net.ErrClosed) {
-		f.do(f.q.expire(err), now, nil)
+		f.apply(f.q.expire(slot, err), now, nil)
 	}
 }
 
-func (f *flight) arm(now time.Time, d time.Duration) {
-	f.deadline = now.Add(d)
-	f.timer.Reset(d)
+// resending reports whether a request in the air is a resend.
+func (f *flight) resending() bool {
+	for w := f.air; w != 0; w &= w - 1 {
+		if f.attempt[bits.TrailingZeros8(w)] > 0 {
+			return true
+		}
+	}
+	return false
 }
 
-// onTimer sends a paced request, or resends an unanswered one, or gives
-// up on it.
+// arm makes the timer fire at t at the latest.
+func (f *flight) arm(t, now time.Time) {
+	if !f.armed.IsZero() && !t.Before(f.armed) {
+		return
+	}
+	f.armed = t
+	if f.timer == nil {
+		f.timer = time.AfterFunc(t.Sub(now), f.onTimer)
+	} else {
+		f.timer.Reset(t.Sub(now))
+	}
+}
+
+// onTimer sends paced requests, resends unanswered ones or gives up on
+// them, and re-arms the timer for the next deadline.
 func (f *flight) onTimer() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := time.Now()
-	if f.done || now.Before(f.deadline) {
+	if f.done || now.Before(f.armed) {
 		return // finished, or re-armed since this firing was scheduled
 	}
-	if f.pending {
-		f.transmit(now, nil)
+	f.armed = time.Time{}
+	r := f.r
+	for w := f.air; w != 0; w &= w - 1 {
+		slot := bits.TrailingZeros8(w)
+		if f.air&(1<<slot) == 0 || now.Before(f.deadline[slot]) {
+			continue
+		}
+		f.air &^= 1 << slot
+		if f.attempt[slot] < r.retries {
+			f.attempt[slot]++
+			r.resent.Add(1)
+			f.due |= 1 << slot
+			continue
+		}
+		if f.apply(f.q.expire(slot, nil), now, nil); f.done {
+			return
+		}
+	}
+	f.pump(now, nil)
+	if f.done {
 		return
 	}
-	if f.attempt < f.r.retries {
-		f.attempt++
-		f.r.resent.Add(1)
-		f.send(now, nil)
-		return
+	next := time.Time{}
+	if f.reserved {
+		next = f.sendAt
 	}
-	f.do(f.q.expire(nil), now, nil)
+	for w := f.air; w != 0; w &= w - 1 {
+		if d := f.deadline[bits.TrailingZeros8(w)]; next.IsZero() || d.Before(next) {
+			next = d
+		}
+	}
+	if !next.IsZero() {
+		f.arm(next, now)
+	}
 }
 
 // handle digests a datagram from the server.
@@ -703,12 +830,11 @@ func (f *flight) handle(b []byte, out *sendBatch) {
 		return
 	}
 	now := time.Now()
-	rtt := now.Sub(f.sentAt)
-	if f.attempt == 0 && !f.sampled && !f.pending {
-		f.sampled = true
-		f.r.rtt.sample(rtt)
+	if !f.probe.IsZero() {
+		f.r.rtt.sample(now.Sub(f.probe))
+		f.probe = time.Time{}
 	}
-	f.do(f.q.reply(b, rtt), now, out)
+	f.apply(f.q.reply(b, now), now, out)
 }
 
 // converse runs a blocking protocol's conversation, once pacing and
@@ -744,7 +870,9 @@ func (f *flight) converse() {
 // finish ends the flight and hands its result on; f.mu is held.
 func (f *flight) finish() {
 	f.done = true
-	f.timer.Stop()
+	if f.timer != nil {
+		f.timer.Stop()
+	}
 	if f.sock != nil {
 		f.sock.mu.Lock()
 		delete(f.sock.flights, f.res.Addr)

@@ -1,0 +1,434 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/a2s/a2stest"
+)
+
+// scriptServer is a fake A2S server on a loopback port whose answers the
+// test scripts: handle sees each request, numbered from 0 in arrival
+// order, and returns the datagrams to send back.
+type scriptServer struct {
+	addr netip.AddrPort
+	mu   sync.Mutex
+	log  []a2s.Request
+	at   []time.Time
+}
+
+func startScript(t *testing.T, handle func(n int, req a2s.Request) [][]byte) *scriptServer {
+	t.Helper()
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &scriptServer{addr: c.LocalAddr().(*net.UDPAddr).AddrPort()}
+	done := make(chan struct{})
+	t.Cleanup(func() {
+		c.Close()
+		<-done
+	})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 2048)
+		for {
+			n, from, err := c.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				return
+			}
+			req, err := a2s.ParseRequest(buf[:n])
+			if err != nil {
+				t.Errorf("server got a bad request %q: %v", buf[:n], err)
+				continue
+			}
+			s.mu.Lock()
+			i := len(s.log)
+			s.log = append(s.log, req)
+			s.at = append(s.at, time.Now())
+			s.mu.Unlock()
+			for _, d := range handle(i, req) {
+				if _, err := c.WriteToUDPAddrPort(d, from); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	return s
+}
+
+// requests is the log as "T-", "U1234"...: the type, then the challenge
+// or "-" when the request carried none.
+func (s *scriptServer) requests() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var parts []string
+	for _, r := range s.log {
+		c := "-"
+		if r.HasChallenge {
+			c = fmt.Sprintf("%x", r.Challenge)
+		}
+		parts = append(parts, string(r.Type)+c)
+	}
+	return strings.Join(parts, " ")
+}
+
+// scriptContent is what the scripted servers say.
+var (
+	scriptInfo    = &a2s.Info{Format: a2s.TypeInfoReply, Name: a2s.Text("scripted"), Map: a2s.Text("de_dust2"), Players: 3}
+	scriptPlayers = &a2s.Players{List: []a2s.Player{
+		{Name: a2s.Text("alice, whose name is long enough"), Score: 3},
+		{Name: a2s.Text("bob, whose name is long enough too"), Score: -1},
+		{Name: a2s.Text("carol, so that the reply can be split")},
+	}}
+	scriptRules = func() *a2s.Rules {
+		r := &a2s.Rules{}
+		for i := range 40 {
+			r.List = append(r.List, a2s.Rule{Name: a2s.Text(fmt.Sprintf("sv_rule_%02d", i)), Value: a2s.Text(fmt.Sprint(i * 7))})
+		}
+		return r
+	}()
+)
+
+func encode(t *testing.T, m interface{ AppendBinary([]byte) ([]byte, error) }) []byte {
+	t.Helper()
+	b, err := m.AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// answer is the reply to a request carrying the right challenge.
+func answer(t *testing.T, req a2s.Request) []byte {
+	switch req.Type {
+	case a2s.TypeInfoRequest:
+		return encode(t, scriptInfo)
+	case a2s.TypePlayerRequest:
+		return encode(t, scriptPlayers)
+	case a2s.TypeRulesRequest:
+		return encode(t, scriptRules)
+	}
+	t.Errorf("unexpected request %q", req.Type)
+	return nil
+}
+
+// split cuts reply into fragments of size bytes under id.
+func split(t *testing.T, id uint32, size int, reply []byte) [][]byte {
+	t.Helper()
+	dgs, err := a2s.SplitWriter{Size: size}.AppendFragments(nil, id, reply)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dgs) < 2 {
+		t.Fatalf("%d bytes in %d fragment(s) of %d", len(reply), len(dgs), size)
+	}
+	return dgs
+}
+
+// challenged answers every request that carries c, and challenges the
+// others with c.
+func challenged(t *testing.T, c uint32) func(int, a2s.Request) [][]byte {
+	return func(_ int, req a2s.Request) [][]byte {
+		if !req.HasChallenge || req.Challenge != c {
+			return [][]byte{a2s.AppendChallenge(nil, c)}
+		}
+		return [][]byte{answer(t, req)}
+	}
+}
+
+// scanOne scans one server and returns its result and the summary.
+func scanOne(t *testing.T, s *Scanner, addr netip.AddrPort) (*Result, Summary) {
+	t.Helper()
+	got, sum := collect(t, s, strings.NewReader(addr.String()+"\n"))
+	r := got[addr]
+	if r == nil || len(got) != 1 {
+		t.Fatalf("results %v", got)
+	}
+	return r, sum
+}
+
+func checkAnswered(t *testing.T, r *Result) {
+	t.Helper()
+	a := r.A2S
+	if r.Status != StatusAnswered || a == nil {
+		t.Fatalf("status %v, %+v", r.Status, a)
+	}
+	if a.Info == nil || string(a.Info.Name) != "scripted" {
+		t.Errorf("info %+v", a.Info)
+	}
+	if a.Players == nil || len(a.Players.List) != 3 || string(a.Players.List[2].Name) != string(scriptPlayers.List[2].Name) {
+		t.Errorf("players %+v", a.Players)
+	}
+	if a.Rules == nil || len(a.Rules.List) != 40 {
+		t.Fatalf("rules %+v", a.Rules)
+	}
+	if v, _ := a.Rules.Get("sv_rule_39"); string(v) != "273" {
+		t.Errorf("sv_rule_39 = %q", v)
+	}
+}
+
+// checkTraffic checks the requests the server saw, and that the scan
+// counted them, resent ones included.
+func checkTraffic(t *testing.T, srv *scriptServer, sum Summary, want string, resent int64) {
+	t.Helper()
+	got := srv.requests()
+	if got != want {
+		t.Errorf("server saw %s, want %s", got, want)
+	}
+	if n := int64(strings.Count(got, " ") + 1); sum.Sent != n || sum.Resent != resent {
+		t.Errorf("sent %d, resent %d; want %d and %d", sum.Sent, sum.Resent, n, resent)
+	}
+}
+
+// patient never resends within a test's lifetime: a request left
+// unanswered shows up as a resend or a timeout.
+var patient = Scanner{Timeout: 20 * time.Second, MinTimeout: 20 * time.Second, Retries: -1}
+
+func TestScanAsksSectionsTogether(t *testing.T) {
+	// The server holds its answers back until it has all three requests
+	// made with the challenge: a client asking one section at a time would
+	// wait forever.
+	var held [][]byte
+	srv := startScript(t, func(_ int, req a2s.Request) [][]byte {
+		if !req.HasChallenge || req.Challenge != 0x1234 {
+			return [][]byte{a2s.AppendChallenge(nil, 0x1234)}
+		}
+		held = append(held, answer(t, req))
+		if len(held) < 3 {
+			return nil
+		}
+		return held
+	})
+	s := patient
+	s.Timeout = 5 * time.Second
+	s.MinTimeout = 5 * time.Second
+	r, sum := scanOne(t, &s, srv.addr)
+	checkAnswered(t, r)
+	checkTraffic(t, srv, sum, "T- T1234 U1234 V1234", 0)
+}
+
+func TestScanRechallengeMidway(t *testing.T) {
+	// The server answers INFO with the first challenge, then changes its
+	// challenge: PLAYER and RULES are asked again with the new one, INFO
+	// is not.
+	srv := startScript(t, func(n int, req a2s.Request) [][]byte {
+		switch {
+		case n == 0:
+			return [][]byte{a2s.AppendChallenge(nil, 0xAAAA)}
+		case n <= 3 && req.Type == a2s.TypeInfoRequest && req.Challenge == 0xAAAA:
+			return [][]byte{answer(t, req)}
+		case req.Challenge != 0xBBBB:
+			return [][]byte{a2s.AppendChallenge(nil, 0xBBBB)}
+		}
+		return [][]byte{answer(t, req)}
+	})
+	r, sum := scanOne(t, &patient, srv.addr)
+	checkAnswered(t, r)
+	// A new challenge makes new requests, not retries.
+	checkTraffic(t, srv, sum, "T- Taaaa Uaaaa Vaaaa Ubbbb Vbbbb", 0)
+}
+
+func TestScanTooManyChallenges(t *testing.T) {
+	// Every A2S_PLAYER earns a new challenge, and INFO with a challenge is
+	// never answered: the sections in the air fail after MaxChallenges
+	// challenges without an answer.
+	srv := startScript(t, func(n int, req a2s.Request) [][]byte {
+		if req.HasChallenge && req.Type == a2s.TypeInfoRequest {
+			return nil
+		}
+		return [][]byte{a2s.AppendChallenge(nil, uint32(n+1))}
+	})
+	s := patient
+	s.Protocol = A2S{Info: true, Players: true, MaxChallenges: 2}
+	r, sum := scanOne(t, &s, srv.addr)
+	a := r.A2S
+	if r.Status != StatusFailed || !errors.Is(a.InfoErr, a2s.ErrTooManyChallenges) || !errors.Is(a.PlayersErr, a2s.ErrTooManyChallenges) {
+		t.Fatalf("status %v, info %v, players %v", r.Status, a.InfoErr, a.PlayersErr)
+	}
+	// INFO alone, then INFO and PLAYER with the challenges of requests 0
+	// and 2; the challenge of request 4 is one too many.
+	checkTraffic(t, srv, sum, "T- T1 U1 T3 U3", 0)
+}
+
+func TestScanResendsOnlyTheLostSection(t *testing.T) {
+	// The first PLAYER answer is lost: PLAYER alone is asked again.
+	var once sync.Once
+	handle := challenged(t, 0x77)
+	srv := startScript(t, func(n int, req a2s.Request) [][]byte {
+		out := handle(n, req)
+		if req.Type == a2s.TypePlayerRequest && req.HasChallenge {
+			drop := false
+			once.Do(func() { drop = true })
+			if drop {
+				return nil
+			}
+		}
+		return out
+	})
+	s := &Scanner{Retries: 2, MinTimeout: 30 * time.Millisecond, Timeout: 100 * time.Millisecond}
+	r, sum := scanOne(t, s, srv.addr)
+	checkAnswered(t, r)
+	checkTraffic(t, srv, sum, "T- T77 U77 V77 U77", 1)
+}
+
+func TestScanRetriesPerSection(t *testing.T) {
+	// RULES is never answered: it alone uses up its retries and fails with
+	// a timeout; the other sections stand.
+	handle := challenged(t, 9)
+	srv := startScript(t, func(n int, req a2s.Request) [][]byte {
+		if req.Type == a2s.TypeRulesRequest && req.HasChallenge {
+			return nil
+		}
+		return handle(n, req)
+	})
+	s := &Scanner{Retries: 2, MinTimeout: 10 * time.Millisecond, Timeout: 30 * time.Millisecond}
+	r, sum := scanOne(t, s, srv.addr)
+	a := r.A2S
+	if r.Status != StatusPartial || a.Info == nil || a.Players == nil || !errors.Is(a.RulesErr, a2s.ErrTimeout) {
+		t.Fatalf("status %v, %+v", r.Status, a)
+	}
+	checkTraffic(t, srv, sum, "T- T9 U9 V9 V9 V9", 2)
+}
+
+func TestScanSplitRepliesInterleaved(t *testing.T) {
+	// PLAYER and RULES both come split, their fragments shuffled together
+	// and one of them duplicated.
+	var parked [][]byte
+	srv := startScript(t, func(_ int, req a2s.Request) [][]byte {
+		if !req.HasChallenge || req.Challenge != 5 {
+			return [][]byte{a2s.AppendChallenge(nil, 5)}
+		}
+		switch req.Type {
+		case a2s.TypePlayerRequest:
+			parked = append(parked, split(t, 0x100, 64, encode(t, scriptPlayers))...)
+			return nil
+		case a2s.TypeRulesRequest:
+			rules := split(t, 0x200, 200, encode(t, scriptRules))
+			p := parked
+			mixed := [][]byte{rules[2], p[1], rules[0], p[0], rules[0]}
+			mixed = append(mixed, p[2:]...)
+			mixed = append(mixed, rules[1])
+			return append(mixed, rules[3:]...)
+		}
+		return [][]byte{answer(t, req)}
+	})
+	r, sum := scanOne(t, &patient, srv.addr)
+	checkAnswered(t, r)
+	if sum.Sent != 4 {
+		t.Errorf("sent %d", sum.Sent)
+	}
+}
+
+func TestScanGarbage(t *testing.T) {
+	// An unreadable datagram cannot be told apart while several sections
+	// wait: it is ignored. While one section waits, it fails that one.
+	t.Run("several waiting", func(t *testing.T) {
+		handle := challenged(t, 3)
+		srv := startScript(t, func(n int, req a2s.Request) [][]byte {
+			out := handle(n, req)
+			if req.Type == a2s.TypeInfoRequest && req.HasChallenge {
+				out = append([][]byte{[]byte("\xFF\xFF\xFF")}, out...)
+			}
+			return out
+		})
+		r, _ := scanOne(t, &patient, srv.addr)
+		checkAnswered(t, r)
+	})
+	t.Run("one waiting", func(t *testing.T) {
+		srv := startScript(t, func(_ int, req a2s.Request) [][]byte {
+			if !req.HasChallenge {
+				return [][]byte{a2s.AppendChallenge(nil, 3)}
+			}
+			return [][]byte{[]byte("\xFF\xFF\xFF")}
+		})
+		s := patient
+		s.Protocol = A2S{Info: true}
+		r, _ := scanOne(t, &s, srv.addr)
+		var pe *a2s.ParseError
+		if r.Status != StatusFailed || !errors.As(r.A2S.InfoErr, &pe) {
+			t.Fatalf("status %v, info error %v", r.Status, r.A2S.InfoErr)
+		}
+	})
+}
+
+func TestScanProfiles(t *testing.T) {
+	// The quirks of real servers, played by a2stest, with what each
+	// server must have seen.
+	for _, tc := range []struct {
+		profile  string
+		requests int64
+	}{
+		{"modern", 4},          // INFO, then INFO, PLAYER and RULES with the challenge
+		{"legacy", 3},          // no challenge: INFO, PLAYER, then RULES
+		{"goldsource-dual", 4}, // 'm' and 'I' for one INFO
+		{"split-out-of-order", 4},
+		{"bzip2-nosize", 4},
+		{"rust", 4},
+	} {
+		t.Run(tc.profile, func(t *testing.T) {
+			p, ok := a2stest.ProfileByName(tc.profile)
+			if !ok {
+				t.Fatalf("no profile %q", tc.profile)
+			}
+			srv := a2stest.NewServer(p)
+			t.Cleanup(srv.Close)
+			r, _ := scanOne(t, &patient, srv.Addr())
+			a := r.A2S
+			if r.Status != StatusAnswered || a.Info == nil || a.Players == nil || a.Rules == nil {
+				t.Fatalf("status %v, %+v", r.Status, a)
+			}
+			if tc.profile == "goldsource-dual" && (a.GoldSource == nil || a.Info.Format != a2s.TypeInfoReply) {
+				t.Errorf("info %+v, goldsource %+v: want the 'I' reply, the 'm' one kept", a.Info, a.GoldSource)
+			}
+			// The server counts the datagrams it received; the client's
+			// socket is gone once the scan returns, so none is in flight.
+			if got := srv.Received(); got != tc.requests {
+				t.Errorf("server received %d requests, want %d", got, tc.requests)
+			}
+		})
+	}
+}
+
+func TestScanHostIntervalOneAtATime(t *testing.T) {
+	// With HostInterval, a server gets one request at a time, spaced.
+	srv := startScript(t, challenged(t, 0x42))
+	const gap = 40 * time.Millisecond
+	s := patient
+	s.HostInterval = gap
+	r, sum := scanOne(t, &s, srv.addr)
+	checkAnswered(t, r)
+	checkTraffic(t, srv, sum, "T- T42 U42 V42", 0)
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	for i := 1; i < len(srv.at); i++ {
+		if d := srv.at[i].Sub(srv.at[i-1]); d < gap*4/5 {
+			t.Errorf("requests %d and %d %v apart, HostInterval %v", i-1, i, d, gap)
+		}
+	}
+}
+
+func TestScanContextDuringPipeline(t *testing.T) {
+	// Canceling while sections wait returns promptly, emitting nothing.
+	srv := startScript(t, func(_ int, req a2s.Request) [][]byte {
+		if !req.HasChallenge {
+			return [][]byte{a2s.AppendChallenge(nil, 1)}
+		}
+		return nil
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	emitted := 0
+	_, err := patient.Scan(ctx, strings.NewReader(srv.addr.String()), func(*Result) { emitted++ })
+	if !errors.Is(err, context.DeadlineExceeded) || emitted != 0 {
+		t.Errorf("err %v, %d emitted", err, emitted)
+	}
+}
