@@ -2,12 +2,14 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -41,30 +43,41 @@ type rconOptions struct {
 	timeout         time.Duration
 	noColor         bool
 	config          string
+	host            string
+	debug           bool
+	keepAlive       time.Duration
+	looseIDs        bool
 }
 
 func newRconCmd(env *Env) *cobra.Command {
 	o := &rconOptions{}
 	cmd := &cobra.Command{
-		Use:   "rcon HOST[:PORT]|NAME [COMMAND...]",
+		Use:   "rcon [HOST[:PORT]|NAME|rcon://[:PASSWORD@]HOST[:PORT]] [COMMAND...]",
 		Short: "Run commands on a server over Source or Minecraft RCON",
 		Long: `Run commands on a game server over Source RCON or Minecraft RCON.
 
 Each COMMAND argument runs as one command. -f FILE runs a script: one
-command per line, blank lines and lines starting with # skipped. With no
+command per line, blank lines and lines starting with # or ; skipped. With no
 command and a piped stdin, stdin is read as a script. With no command and
 a terminal, gsq opens an interactive shell with line editing, Ctrl-R
-history search and history kept in $XDG_STATE_HOME/gsq/rcon_history;
-:q or Ctrl-D leaves it. A dropped connection is re-established.
+history search, Tab completion of command names and history kept in
+$XDG_STATE_HOME/gsq/rcon_history; :q or Ctrl-D leaves it. A dropped
+connection is re-established.
+
+The server is the first argument, or --host (then every argument is a
+command), or with no argument at all $RCON_HOST or $MCRCON_HOST, with the
+port from $RCON_PORT or $MCRCON_PORT when the host has none.
 
 The port defaults to 27015 (source, cs2) or 25575 (minecraft). Without
 --dialect, port 25575 means minecraft and any other port source. Write
 IPv6 addresses as [addr]:port.
 
 The password comes from --password, --password-file, the named server's
-config entry, $GSQ_RCON_PASSWORD, $RCON_PASSWORD or $MCRCON_PASS, in that
-order, or else from a prompt when stdin is a terminal. --password is
+config entry, an rcon:// URL, $GSQ_RCON_PASSWORD, $RCON_PASSWORD,
+$MCRCON_PASS or the file named by $RCON_PASSWORD_FILE, in that order, or
+else from a prompt when stdin is a terminal. --password and URLs are
 visible to other users in ps; prefer a file or the environment.
+--debug dumps every packet on stderr, with the password masked.
 
 NAME selects a server of the config file ($XDG_CONFIG_HOME/gsq/config.yaml,
 by default ~/.config/gsq/config.yaml); flags override its settings:
@@ -92,8 +105,8 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 timeout or unreachable,
   gsq rcon --json -f nightly.txt survival
   echo status | gsq rcon --password-file /run/secrets/rcon 10.0.0.5`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageError("rcon needs a HOST[:PORT] or the NAME of a configured server")
+			if len(args) == 0 && o.host == "" && envHost(env) == "" {
+				return usageError("rcon needs a HOST[:PORT], the NAME of a configured server, --host or $RCON_HOST")
 			}
 			return nil
 		},
@@ -113,7 +126,27 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 timeout or unreachable,
 	f.DurationVar(&o.timeout, "timeout", rcon.DefaultTimeout, "time allowed to connect, to log in and for each command")
 	f.BoolVar(&o.noColor, "no-color", false, "strip Minecraft colour codes instead of rendering them")
 	f.StringVar(&o.config, "config", "", "config file with named servers (default $XDG_CONFIG_HOME/gsq/config.yaml)")
+	f.StringVarP(&o.host, "host", "H", "", "the server (HOST[:PORT], NAME or URL); every argument is then a command")
+	f.BoolVar(&o.debug, "debug", false, "dump every packet sent and received on stderr (the password masked)")
+	f.DurationVar(&o.keepAlive, "keepalive", 0, "probe the connection when idle this long (shell sessions behind NAT or idle timeouts)")
+	f.BoolVar(&o.looseIDs, "loose-ids", false, "accept replies with id 0, -1 or 42 for servers that do not echo ids (commands become serial)")
 	return cmd
+}
+
+// envHost is the server named by the environment, for mcrcon-style use:
+// $RCON_HOST or $MCRCON_HOST, with $RCON_PORT or $MCRCON_PORT when the
+// host has no port.
+func envHost(env *Env) string {
+	host := cmp.Or(env.Getenv("RCON_HOST"), env.Getenv("MCRCON_HOST"))
+	if host == "" {
+		return ""
+	}
+	if port := cmp.Or(env.Getenv("RCON_PORT"), env.Getenv("MCRCON_PORT")); port != "" {
+		if _, _, err := net.SplitHostPort(host); err != nil {
+			host = net.JoinHostPort(strings.Trim(host, "[]"), port)
+		}
+	}
+	return host
 }
 
 // profileNames lists the game profiles for the flag's help.
@@ -150,7 +183,19 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 	if o.wait < 0 {
 		return usageError("--wait must not be negative")
 	}
-	for _, c := range args[1:] {
+	server, commands := "", args
+	switch {
+	case o.host != "":
+		server = o.host
+	case len(args) == 0:
+		server = envHost(env)
+	default:
+		server, commands = args[0], args[1:]
+	}
+	if o.keepAlive < 0 {
+		return usageError("--keepalive must not be negative")
+	}
+	for _, c := range commands {
 		if strings.TrimSpace(c) == "" {
 			return usageError("empty command")
 		}
@@ -161,8 +206,8 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 		return err
 	}
 	defer closeScript()
-	shell := len(args) == 1 && script == nil && stdinTTY
-	if len(args) == 1 && script == nil {
+	shell := len(commands) == 0 && script == nil && stdinTTY
+	if len(commands) == 0 && script == nil {
 		if stdinTTY {
 			if o.json {
 				return usageError("--json needs commands: give them as arguments, with -f or on stdin")
@@ -171,9 +216,13 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 			script = env.Stdin
 		}
 	}
-	t, err := resolveRconTarget(ctx, env, cmd, o, args[0], stdinTTY)
+	t, err := resolveRconTarget(ctx, env, cmd, o, server, stdinTTY)
 	if err != nil {
 		return err
+	}
+	t.opts.KeepAlive, t.opts.LooseIDs = o.keepAlive, o.looseIDs
+	if o.debug {
+		t.opts.Debug = rconDumper(env.Stderr, t.addr)
 	}
 	// With --continue-on-error, a command after a dropped connection
 	// dials again (with backoff); the shell reconnects on its own terms.
@@ -187,7 +236,7 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 	if shell {
 		return runRconShell(ctx, env, t, client, out)
 	}
-	next := commandSource(args[1:], script)
+	next := commandSource(commands, script)
 	code := ExitOK
 	for i := 0; ; i++ {
 		line, ok, err := next()
@@ -243,6 +292,17 @@ func resolveRconTarget(ctx context.Context, env *Env, cmd *cobra.Command, o *rco
 	}
 	flags := cmd.Flags()
 	address, dialect, profile, timeout := arg, o.dialect, o.profile, o.timeout
+	var urlPassword *string
+	if strings.HasPrefix(arg, "rcon://") {
+		u, err := url.Parse(arg)
+		if err != nil || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			return nil, usageError("bad URL: want rcon://[:PASSWORD@]HOST[:PORT]")
+		}
+		address = u.Host
+		if pw, ok := u.User.Password(); ok {
+			urlPassword = &pw
+		}
+	}
 	srv, named := cfg.servers[arg]
 	if named {
 		if err := srv.validate(arg); err != nil {
@@ -278,6 +338,7 @@ func resolveRconTarget(ctx context.Context, env *Env, cmd *cobra.Command, o *rco
 	if named {
 		src.server = &srv
 	}
+	src.url = urlPassword
 	if stdinTTY {
 		src.prompt = func() (string, error) { return promptPassword(ctx, env, t.addr) }
 	}
@@ -347,7 +408,7 @@ func commandSource(args []string, script io.Reader) func() (string, bool, error)
 		for sc != nil && sc.Scan() {
 			lineNo++
 			line := strings.TrimSpace(sc.Text())
-			if line == "" || strings.HasPrefix(line, "#") {
+			if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, ";") {
 				continue
 			}
 			return line, true, nil

@@ -168,6 +168,7 @@ type passwordSource struct {
 	flag       *string // --password, if given
 	file       string  // --password-file
 	server     *rconServer
+	url        *string // the password of an rcon:// URL, if it had one
 	configPath string
 	prompt     func() (string, error) // nil when stdin is not a terminal
 }
@@ -194,10 +195,16 @@ func findPassword(env *Env, src passwordSource) (string, error) {
 			return "", usageError("config %s: password_env %s is not set", src.configPath, s.PasswordEnv)
 		}
 	}
+	if src.url != nil {
+		return *src.url, nil
+	}
 	for _, name := range rconPasswordEnv {
 		if pw := env.Getenv(name); pw != "" {
 			return pw, nil
 		}
+	}
+	if path := env.Getenv("RCON_PASSWORD_FILE"); path != "" {
+		return readPasswordFile(path)
 	}
 	if src.prompt != nil {
 		return src.prompt()

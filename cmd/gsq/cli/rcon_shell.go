@@ -34,6 +34,7 @@ const shellHelp = `Each line runs as one command on the server.
   Ctrl-R                search the history (Enter runs, Ctrl-G cancels)
   Up, Down              walk the history
   Ctrl-A, Ctrl-E        start, end of line
+  Tab                   complete a command name (common ones, and the history's)
   :help                 this text
 A line that starts with a space is not kept in the history.
 `
@@ -57,6 +58,12 @@ func runRconShell(ctx context.Context, env *Env, t *rconTarget, client *rcon.Cli
 	l := liner.NewLiner()
 	defer l.Close()
 	l.SetCtrlCAborts(true)
+	l.SetTabCompletionStyle(liner.TabPrints)
+	l.SetCompleter(completer(t.opts.Dialect, func() []string {
+		var b strings.Builder
+		l.WriteHistory(&b) // safe during Prompt, unlike the rest of liner's API
+		return strings.Split(b.String(), "\n")
+	}))
 	hist := historyPath(env)
 	loadHistory(l, hist)
 	historyFailed := false

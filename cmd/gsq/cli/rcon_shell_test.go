@@ -331,6 +331,12 @@ func TestRconShellTmux(t *testing.T) {
 	if rec.count("echo lost") != 1 {
 		t.Errorf("server ran %q, want one \"echo lost\"", rec)
 	}
+	// Tab completes a command name from the history.
+	s.text("col")
+	s.keys("Tab")
+	s.waitText(prompt + "colors")
+	s.keys("Enter")
+	s.waitLine("Green plain bold", 1)
 	s.keys("C-d")
 	if st := s.waitExit(); st != "0" {
 		t.Errorf("Ctrl-D: exit status %s, want 0", st)

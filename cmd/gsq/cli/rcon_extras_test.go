@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gsq-project/gsq/rcon"
+	"github.com/gsq-project/gsq/rcon/rcontest"
+)
+
+// --debug dumps the packets both ways, and the login's password only as
+// asterisks (gsqCase.run fails the test if the password shows anywhere).
+func TestRconDebug(t *testing.T) {
+	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
+	r := withPassword.run(t, "rcon", "--debug", addr, "echo dumped")
+	r.want(t, ExitOK, "dumped\n")
+	for _, want := range []string{
+		"send -> " + addr, "SERVERDATA_AUTH, body 12 bytes \"************\"",
+		"recv <- " + addr, "SERVERDATA_AUTH_RESPONSE",
+		"SERVERDATA_EXECCOMMAND, body 11 bytes \"echo dumped\"",
+		"SERVERDATA_RESPONSE_VALUE, body 7 bytes \"dumped\\n\"",
+		"00000000  ",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("debug output lacks %q:\n%s", want, r.stderr)
+		}
+	}
+}
+
+// The server can come from --host (every argument is then a command),
+// from $RCON_HOST/$RCON_PORT or $MCRCON_HOST/$MCRCON_PORT when no
+// argument is given, or from an rcon:// URL that may carry the password.
+func TestRconServerSources(t *testing.T) {
+	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
+	host, port, _ := strings.Cut(addr, ":")
+	pwFile := filepath.Join(t.TempDir(), "pw")
+	writeFileMode(t, pwFile, testPassword+"\n", 0o600)
+	for _, tc := range []struct {
+		name string
+		c    gsqCase
+		args []string
+		code int
+		out  string
+	}{
+		{"--host", withPassword, []string{"--host", addr, "echo a", "echo b"}, ExitOK, "a\nb\n"},
+		{"-H", withPassword, []string{"-H", addr, "echo c"}, ExitOK, "c\n"},
+		{"RCON_HOST+RCON_PORT", gsqCase{vars: map[string]string{"RCON_HOST": host, "RCON_PORT": port, "RCON_PASSWORD": testPassword}, stdin: "echo d\n"}, nil, ExitOK, "d\n"},
+		{"MCRCON_HOST with port", gsqCase{vars: map[string]string{"MCRCON_HOST": addr, "MCRCON_PASS": testPassword}, stdin: "; comment\necho e\n"}, nil, ExitOK, "e\n"},
+		{"RCON_PASSWORD_FILE", gsqCase{vars: map[string]string{"RCON_PASSWORD_FILE": pwFile}}, []string{addr, "echo f"}, ExitOK, "f\n"},
+		{"URL without password", withPassword, []string{"rcon://" + addr, "echo g"}, ExitOK, "g\n"},
+		{"URL with a wrong password", withPassword, []string{"rcon://:nope@" + addr, "echo h"}, ExitAuth, ""},
+		{"bad URL", withPassword, []string{"rcon://" + addr + "/path", "echo i"}, ExitUsage, ""},
+		{"no server at all", withPassword, nil, ExitUsage, ""},
+		{"negative keepalive", withPassword, []string{"--keepalive", "-1s", addr, "echo j"}, ExitUsage, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.c.run(t, append([]string{"rcon"}, tc.args...)...).want(t, tc.code, tc.out)
+		})
+	}
+	// The URL's password is used (it is the right one here); it is
+	// visible in ps, which the help says.
+	r := gsqCase{}.run(t, "rcon", "rcon://:"+testPassword+"@"+addr, "echo k")
+	if r.code != ExitOK || r.stdout != "k\n" {
+		t.Errorf("URL with the password: exit %d, %q\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// --keepalive and --loose-ids reach the client: a server answering every
+// reply with id 0 works with --loose-ids.
+func TestRconLooseIDsFlag(t *testing.T) {
+	addr := startRCON(t, rcontest.Palworld, rcontest.Faults{})
+	withPassword.run(t, "rcon", "--loose-ids", "--keepalive", "1s", addr, "echo loose").want(t, ExitOK, "loose\n")
+}
+
+func TestShellCompleter(t *testing.T) {
+	history := []string{"status", "sv_cheats 1", "  spaced cmd", ":q", ""}
+	complete := completer(rcon.DialectSource, func() []string { return history })
+	if got := complete("s"); !slices.Equal(got, []string{"say", "spaced", "stats", "status", "sv_cheats", "sv_password"}) {
+		t.Errorf("complete(s) = %q", got)
+	}
+	if got := complete("status x"); got != nil {
+		t.Errorf("later words completed: %q", got)
+	}
+	if got := complete(":"); got != nil {
+		t.Errorf("shell commands offered from history: %q", got)
+	}
+	mc := completer(rcon.DialectMinecraft, func() []string { return nil })
+	if got := mc("whi"); !slices.Equal(got, []string{"whitelist"}) {
+		t.Errorf("minecraft complete(whi) = %q", got)
+	}
+}
