@@ -47,6 +47,8 @@ type rconOptions struct {
 	debug           bool
 	keepAlive       time.Duration
 	looseIDs        bool
+	encoding        string
+	printConfig     bool
 }
 
 func newRconCmd(env *Env) *cobra.Command {
@@ -130,6 +132,8 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 timeout or unreachable,
 	f.BoolVar(&o.debug, "debug", false, "dump every packet sent and received on stderr (the password masked)")
 	f.DurationVar(&o.keepAlive, "keepalive", 0, "probe the connection when idle this long (shell sessions behind NAT or idle timeouts)")
 	f.BoolVar(&o.looseIDs, "loose-ids", false, "accept replies with id 0, -1 or 42 for servers that do not echo ids (commands become serial)")
+	f.StringVar(&o.encoding, "encoding", "auto", "how to read output: auto (UTF-8, else Latin-1 for the bytes that are not), utf8 (bad bytes as U+FFFD) or latin1")
+	f.BoolVar(&o.printConfig, "print-config", false, "print the settings the server would be reached with (never the password) and exit")
 	return cmd
 }
 
@@ -173,7 +177,24 @@ type rconTarget struct {
 	addr     string // host:port to dial, IPv6 in brackets
 	password string
 	opts     rcon.Options
-	servers  string // the config file's server names, for hints
+	servers  string                // the config file's server names, for hints
+	decode   func(b []byte) string // --encoding
+}
+
+// decoders are the --encoding choices.
+var decoders = map[string]func([]byte) string{
+	"auto":   rcon.DecodeText,
+	"utf8":   func(b []byte) string { return strings.ToValidUTF8(string(b), "\uFFFD") },
+	"latin1": decodeLatin1,
+}
+
+// decodeLatin1 reads every byte as the code point of the same value.
+func decodeLatin1(b []byte) string {
+	r := make([]rune, len(b))
+	for i, c := range b {
+		r[i] = rune(c)
+	}
+	return string(r)
 }
 
 func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, args []string) error {
@@ -194,6 +215,10 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 	}
 	if o.keepAlive < 0 {
 		return usageError("--keepalive must not be negative")
+	}
+	decode, ok := decoders[o.encoding]
+	if !ok {
+		return usageError("--encoding must be auto, utf8 or latin1")
 	}
 	for _, c := range commands {
 		if strings.TrimSpace(c) == "" {
@@ -216,13 +241,18 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 			script = env.Stdin
 		}
 	}
-	t, err := resolveRconTarget(ctx, env, cmd, o, server, stdinTTY)
+	t, err := resolveRconTarget(ctx, env, cmd, o, server, stdinTTY && !o.printConfig)
 	if err != nil {
 		return err
 	}
+	t.decode = decode
 	t.opts.KeepAlive, t.opts.LooseIDs = o.keepAlive, o.looseIDs
 	if o.debug {
 		t.opts.Debug = rconDumper(env.Stderr, t.addr)
+	}
+	if o.printConfig {
+		printRconConfig(env.Stdout, t)
+		return nil
 	}
 	// With --continue-on-error, a command after a dropped connection
 	// dials again (with backoff); the shell reconnects on its own terms.
@@ -276,7 +306,8 @@ func (t *rconTarget) dial(ctx context.Context) (*rcon.Client, error) {
 func (t *rconTarget) exec(ctx context.Context, c *rcon.Client, cmd string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.opts.Timeout)
 	defer cancel()
-	return c.Exec(ctx, cmd)
+	b, err := c.ExecBytes(ctx, cmd)
+	return t.decode(b), err
 }
 
 // resolveRconTarget works out the address, dialect, profile, timeout and
@@ -342,7 +373,7 @@ func resolveRconTarget(ctx context.Context, env *Env, cmd *cobra.Command, o *rco
 	if stdinTTY {
 		src.prompt = func() (string, error) { return promptPassword(ctx, env, t.addr) }
 	}
-	if t.password, err = findPassword(env, src); err != nil {
+	if t.password, err = findPassword(env, src); err != nil && !o.printConfig {
 		return nil, err
 	}
 	return t, nil

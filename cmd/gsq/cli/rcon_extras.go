@@ -114,3 +114,24 @@ func completer(d rcon.Dialect, history func() []string) func(line string) []stri
 		return slices.Compact(out)
 	}
 }
+
+// printRconConfig prints the settings a run would use, for --print-config.
+// The password is never printed: only whether one was found.
+func printRconConfig(w io.Writer, t *rconTarget) {
+	profile := t.opts.Profile
+	if profile == "" {
+		profile = "(none)"
+	}
+	password := "(none)"
+	if t.password != "" {
+		password = "(set, not shown)"
+	}
+	fmt.Fprintf(w, "address:   %s\ndialect:   %v\nprofile:   %s\ntimeout:   %v\npassword:  %s\n",
+		t.addr, t.opts.Dialect, profile, t.opts.Timeout, password)
+	if t.opts.KeepAlive > 0 {
+		fmt.Fprintf(w, "keepalive: %v\n", t.opts.KeepAlive)
+	}
+	if t.opts.LooseIDs {
+		fmt.Fprintln(w, "loose-ids: true")
+	}
+}

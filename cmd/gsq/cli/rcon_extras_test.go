@@ -91,3 +91,20 @@ func TestShellCompleter(t *testing.T) {
 		t.Errorf("minecraft complete(whi) = %q", got)
 	}
 }
+
+// --encoding chooses how output bytes become text.
+func TestRconEncoding(t *testing.T) {
+	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
+	for enc, want := range map[string]string{"auto": "café ok\n", "latin1": "café ok\n", "utf8": "caf\uFFFD ok\n"} {
+		withPassword.run(t, "rcon", "--encoding", enc, addr, "latin1").want(t, ExitOK, want)
+	}
+	withPassword.run(t, "rcon", "--encoding", "ebcdic", addr, "latin1").want(t, ExitUsage, "")
+}
+
+// --print-config shows the resolved settings, never the password.
+func TestRconPrintConfig(t *testing.T) {
+	r := withPassword.run(t, "rcon", "--print-config", "--dialect", "minecraft", "--keepalive", "30s", "mc.example.com")
+	r.want(t, ExitOK, "address:   mc.example.com:25575\ndialect:   minecraft\nprofile:   (none)\ntimeout:   10s\npassword:  (set, not shown)\nkeepalive: 30s\n")
+	gsqCase{}.run(t, "rcon", "--print-config", "127.0.0.1").want(t, ExitOK,
+		"address:   127.0.0.1:27015\ndialect:   source\nprofile:   (none)\ntimeout:   10s\npassword:  (none)\n")
+}

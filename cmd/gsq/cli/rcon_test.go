@@ -29,6 +29,8 @@ var testHandler = rcon.HandlerFunc(func(ctx context.Context, w rcon.ResponseWrit
 		io.WriteString(w, "§aGreen§r plain §lbold\n")
 	case "ctrl":
 		io.WriteString(w, "before\x1b[2Jafter\r\nbell\a\n")
+	case "latin1":
+		io.WriteString(w, "caf\xe9 ok\n")
 	default:
 		(&rcontest.SimHandler{}).ServeRCON(ctx, w, cmd)
 	}
