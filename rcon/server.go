@@ -101,6 +101,9 @@ type ResponseWriter interface {
 //     is answered "Unknown request <hex type>", and any request before
 //     login gets the -1 login failure.
 //
+// For RCON over TLS, give Serve a listener from crypto/tls; clients wrap
+// their connection the same way and log in with [NewClient].
+//
 // Requests on one connection may be pipelined; answers come in order.
 // Passwords are compared in constant time and never logged. An address
 // is locked out after MaxFailedLogins wrong passwords: its connection is
