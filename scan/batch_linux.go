@@ -149,17 +149,20 @@ func (r *run) read(sk *socket) {
 			var r1 uintptr
 			r1, _, errno = syscall.Syscall6(sysRecvmmsg, fd, uintptr(unsafe.Pointer(&msgs[0])), recvBatch, syscall.MSG_DONTWAIT, 0, 0)
 			if errno == syscall.EAGAIN {
+				r.setBehind(sk, false)
 				return false // wait until readable
 			}
 			n = int(r1)
 			return true
 		})
 		if err != nil {
+			r.setBehind(sk, false)
 			return // closed
 		}
 		if errno != 0 {
 			continue // EINTR, or an ICMP error report
 		}
+		r.setBehind(sk, n == recvBatch)
 		for i := range n {
 			r.datagram(sk, decodeSockaddr(&names[i]), buf[i*maxDgram:i*maxDgram+int(msgs[i].n)], &sk.batch)
 		}

@@ -432,3 +432,69 @@ func TestScanContextDuringPipeline(t *testing.T) {
 		t.Errorf("err %v, %d emitted", err, emitted)
 	}
 }
+
+func TestScanWaitsForEmit(t *testing.T) {
+	// Bad lines are done at once. While emit is stuck, the scan stops
+	// reading targets once maxUnemitted results wait, although it has
+	// slots to spare.
+	const n = 500
+	src := &lineSource{addrs: []string{"bad:0 # " + strings.Repeat("x", 900)}, n: n}
+	lineLen := int64(len(src.addrs[0]) + 1)
+	release := make(chan struct{})
+	done := make(chan Summary, 1)
+	go func() {
+		first := true
+		s := &Scanner{Concurrency: 10 * n}
+		sum, err := s.Scan(context.Background(), src, func(*Result) {
+			if first {
+				first = false
+				<-release
+			}
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- sum
+	}()
+	// Wait until the reading stops (or the bound runs out).
+	last := int64(-1)
+	for i := 0; i < 100 && src.read.Load() != last; i++ {
+		last = src.read.Load()
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The stuck result, maxUnemitted waiting and one more, plus what the
+	// line reader buffers (16 KB).
+	if lines := src.read.Load() / lineLen; lines > maxUnemitted+2+16<<10/lineLen+1 {
+		t.Errorf("%d lines read while emit was stuck", lines)
+	}
+	close(release)
+	if sum := <-done; sum.Targets != n || sum.Failed != n {
+		t.Errorf("%+v", sum)
+	}
+}
+
+func TestSetBehind(t *testing.T) {
+	r := &run{caughtUp: make(chan struct{}, 1)}
+	a, b := &socket{}, &socket{}
+	r.setBehind(a, true)
+	r.setBehind(a, true) // no change
+	r.setBehind(b, true)
+	if got := r.behind.Load(); got != 2 {
+		t.Fatalf("behind %d, want 2", got)
+	}
+	r.setBehind(a, false)
+	select {
+	case <-r.caughtUp:
+		t.Fatal("woken while a socket is still behind")
+	default:
+	}
+	r.setBehind(b, false)
+	select {
+	case <-r.caughtUp:
+	default:
+		t.Fatal("not woken once every socket caught up")
+	}
+	if got := r.behind.Load(); got != 0 {
+		t.Errorf("behind %d, want 0", got)
+	}
+}

@@ -222,6 +222,14 @@ type run struct {
 
 	slots   chan struct{} // one per target in flight, released after emit
 	flights sync.WaitGroup
+	// New targets wait for caughtUp while the scan is behind: a socket's
+	// last read filled its batch (behind counts those sockets), or more
+	// than maxUnemitted results wait for emit (unemitted). Starting more
+	// would only lengthen the queues, whose replies and results go cold in
+	// the caches, or overflow the socket buffers.
+	behind    atomic.Int32
+	unemitted atomic.Int32
+	caughtUp  chan struct{}
 
 	mu      sync.Mutex // guards the host bookkeeping
 	busy    map[netip.AddrPort]bool
@@ -255,6 +263,7 @@ func (s *Scanner) newRun(ctx context.Context, emit func(*Result)) (*run, error) 
 		waiting:  map[netip.Addr][]*flight{},
 		recent:   map[netip.AddrPort]time.Time{},
 		outKick:  make(chan struct{}, 1),
+		caughtUp: make(chan struct{}, 1),
 		emit:     emit,
 		emitted:  make(chan struct{}),
 		stop:     make(chan struct{}),
@@ -352,6 +361,14 @@ func (r *run) flushLaunches() {
 // dispatch reads the targets and starts each one when a slot is free.
 func (r *run) dispatch(tr *TargetReader) error {
 	for {
+		for r.behind.Load() > 0 || r.unemitted.Load() > maxUnemitted {
+			r.flushLaunches()
+			select {
+			case <-r.caughtUp:
+			case <-r.ctx.Done():
+				return r.ctx.Err()
+			}
+		}
 		select {
 		case r.slots <- struct{}{}:
 		default:
@@ -382,6 +399,22 @@ func (r *run) dispatch(tr *TargetReader) error {
 		default:
 			r.admit(f, true)
 		}
+	}
+}
+
+// setBehind records whether sk's reader is behind: its last read filled
+// the batch. Only sk's reader calls it.
+func (r *run) setBehind(sk *socket, behind bool) {
+	if sk.behind == behind {
+		return
+	}
+	sk.behind = behind
+	if behind {
+		r.behind.Add(1)
+		return
+	}
+	if r.behind.Add(-1) == 0 {
+		r.catchUp()
 	}
 }
 
@@ -504,8 +537,13 @@ func (r *run) remember(addr netip.AddrPort, next time.Time) {
 	r.sweepAt = max(64, 2*len(r.recent))
 }
 
+// maxUnemitted is how many results may wait for emit before new targets
+// wait.
+const maxUnemitted = 64
+
 // deliver queues a finished result for the emitter.
 func (r *run) deliver(res *Result) {
+	r.unemitted.Add(1)
 	r.outMu.Lock()
 	r.out = append(r.out, res)
 	r.outMu.Unlock()
@@ -539,7 +577,18 @@ func (r *run) emitter() {
 			batch[i] = nil
 			<-r.slots
 			r.flights.Done()
+			if r.unemitted.Add(-1) == maxUnemitted {
+				r.catchUp()
+			}
 		}
+	}
+}
+
+// catchUp wakes the dispatcher if it waits for the scan to catch up.
+func (r *run) catchUp() {
+	select {
+	case r.caughtUp <- struct{}{}:
+	default:
 	}
 }
 
@@ -600,6 +649,7 @@ type socket struct {
 	mu      sync.Mutex
 	flights map[netip.AddrPort]*flight
 	done    chan struct{} // closed when the reader has returned
+	behind  bool          // the reader's last read filled its batch
 	batch   sendBatch     // the reader's sends (Linux)
 	// launches holds the first requests of the flights the dispatcher
 	// starts (Linux).
