@@ -83,10 +83,10 @@ qstat_answered() { # online servers whose rules came back too
 	grep -c '"sv_fleet_index"' "$W/out" || true
 }
 
-table() { # table TITLE SERVERS
+table() { # table TITLE SERVERS [TARGETS]: TARGETS adds issue 5's targets to the summary line
 	echo
 	echo "== $1 (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
-	awk -F'\t' -v n="$2" '
+	awk -F'\t' -v n="$2" -v targets="${3:-}" '
 		NR == 1 { base = $3 }
 		{ rows[NR] = $0 }
 		END {
@@ -104,8 +104,8 @@ table() { # table TITLE SERVERS
 				if (f[1] ~ /^ceiling/) ceiling = f[3]
 			}
 			printf "gsq: %.0f targets/s", n / base
-			if (qstat) printf ", %.2fx qstat (target >= 1.5x)", qstat / base
-			if (ceiling) printf ", %.0f%% of the ceiling of %.0f targets/s (target >= 80%%)", 100 * ceiling / base, n / ceiling
+			if (qstat) printf ", %.2fx qstat%s", qstat / base, targets ? " (target >= 1.5x)" : ""
+			if (ceiling) printf ", %.0f%% of the ceiling of %.0f targets/s%s", 100 * ceiling / base, n / ceiling, targets ? " (target >= 80%)" : ""
 			printf "\n"
 		}' "$W/rows"
 	rm -f "$W/rows"
@@ -135,7 +135,7 @@ for sc in $SCENARIOS; do
 	case $sc in
 	A)
 		targets "$N" "$W/t"; fleet "$N" 0
-		contest "$N" "$W/t" ceiling; table "A. $N servers, 0% loss" "$N"; stop ;;
+		contest "$N" "$W/t" ceiling; table "A. $N servers, 0% loss" "$N" targets; stop ;;
 	B)
 		targets "$N" "$W/t"; fleet "$N" 0.05
 		contest "$N" "$W/t"; table "B. $N servers, 5% reply loss" "$N"; stop ;;
