@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"github.com/gsq-project/gsq/a2s"
 )
@@ -63,8 +64,13 @@ func isChunk(name a2s.Text) bool {
 // returns it unescaped, with the other rules in their order. The count
 // of the first chunk is the message's; chunks that disagree with it are
 // left among the other rules. A chunk sent twice must carry the same
-// value both times.
+// value both times. When no rule is a chunk, rest is rules itself and
+// err is ErrNoMessage: most servers carry no message, so that answer
+// costs no allocation.
 func Message(rules []a2s.Rule) (msg []byte, rest []a2s.Rule, err error) {
+	if !slices.ContainsFunc(rules, func(r a2s.Rule) bool { return isChunk(r.Name) }) {
+		return nil, rules, ErrNoMessage
+	}
 	var total int
 	var chunks [][]byte
 	var seen []bool
@@ -84,9 +90,6 @@ func Message(rules []a2s.Rule) (msg []byte, rest []a2s.Rule, err error) {
 		case !bytes.Equal(chunks[i], r.Value):
 			return nil, rest, fmt.Errorf("%w: chunk %d sent twice with different values", ErrIncomplete, i+1)
 		}
-	}
-	if total == 0 {
-		return nil, rest, ErrNoMessage
 	}
 	var escaped []byte
 	for i, c := range chunks {

@@ -163,6 +163,11 @@ func TestMessageErrors(t *testing.T) {
 	if _, rest, err := Message(text); !errors.Is(err, ErrNoMessage) || len(rest) != 1 {
 		t.Errorf("no chunks: %v, %d rules", err, len(rest))
 	}
+	// Scans meet rules without a message on nearly every server; that
+	// answer must not copy them.
+	if n := testing.AllocsPerRun(100, func() { Message(text) }); n != 0 {
+		t.Errorf("no chunks: %v allocations, want 0", n)
+	}
 	chunks, _ := Chunks(bytes.Repeat([]byte{'m'}, 3*ChunkSize))
 	if _, _, err := Message(chunks[1:]); !errors.Is(err, ErrIncomplete) {
 		t.Errorf("chunk 1 missing: %v", err)
