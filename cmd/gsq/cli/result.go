@@ -87,7 +87,7 @@ type A2SResult struct {
 
 // JSON builds the documented envelope for r.
 func (r *A2SResult) JSON() object {
-	var o object
+	o := make(object, 0, 8) // address, protocol, ping_ms, info, players, rules, mods, error
 	o.set("address", r.Address)
 	o.set("protocol", "a2s")
 	if r.Ping > 0 {
@@ -167,7 +167,7 @@ func worseExit(a, b int) int {
 }
 
 func infoJSON(in *a2s.Info) object {
-	var o object
+	o := make(object, 0, 32) // sized once: a Source reply has about 20 fields
 	if in.Format == a2s.TypeInfoReplyGoldSource {
 		o.set("format", "goldsource")
 		o.text("server_address", in.Address)
