@@ -191,6 +191,15 @@ func (q *a2sQuery) reply(b []byte, now time.Time) change {
 		}
 		q.challenge, q.hasChallenge, q.open = c, true, true
 		return change{send: q.next()}
+	case a2s.TypeBannedReply:
+		// The server refuses this address every query: every section
+		// left fails now, as retries would only earn more refusals.
+		msg, err := a2s.ParseBanned(b)
+		if err != nil {
+			return q.garbage(err)
+		}
+		q.heard = true
+		return q.failLeft(&a2s.BannedError{Message: msg})
 	case a2s.TypeInfoReply, a2s.TypeInfoReplyGoldSource:
 		return q.info(b, typ, now)
 	case a2s.TypePlayerReply:
@@ -265,14 +274,19 @@ func (q *a2sQuery) expire(slot int, err error) change {
 	if !q.heard {
 		// Nothing ever came back: the server is down or filtered, so the
 		// other sections would only time out too.
-		left := q.want &^ q.finished
-		for w := left; w != 0; w &= w - 1 {
-			q.setErr(bits.TrailingZeros8(w), err)
-		}
-		q.finished = q.want
-		return change{finished: left}
+		return q.failLeft(err)
 	}
 	return q.finish(slot, err, false)
+}
+
+// failLeft ends every section not finished yet with err.
+func (q *a2sQuery) failLeft(err error) change {
+	left := q.want &^ q.finished
+	for w := left; w != 0; w &= w - 1 {
+		q.setErr(bits.TrailingZeros8(w), err)
+	}
+	q.finished = q.want
+	return change{finished: left}
 }
 
 func (q *a2sQuery) status() Status {

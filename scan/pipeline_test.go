@@ -398,6 +398,28 @@ func TestScanProfiles(t *testing.T) {
 	}
 }
 
+func TestScanBanned(t *testing.T) {
+	// A server that refuses the client with an 'l' reply fails every
+	// section at once with its message, and is never asked again.
+	p, _ := a2stest.ProfileByName("banned")
+	srv := a2stest.NewServer(p)
+	t.Cleanup(srv.Close)
+	r, _ := scanOne(t, &patient, srv.Addr())
+	if r.Status != StatusFailed {
+		t.Fatalf("status %v, want failed", r.Status)
+	}
+	a := r.A2S
+	for name, err := range map[string]error{"info": a.InfoErr, "players": a.PlayersErr, "rules": a.RulesErr} {
+		var be *a2s.BannedError
+		if !errors.As(err, &be) || string(be.Message) != string(p.Banned) {
+			t.Errorf("%s: error %v, want the server's ban message", name, err)
+		}
+	}
+	if got := srv.Received(); got != 1 {
+		t.Errorf("server received %d requests, want 1", got)
+	}
+}
+
 func TestScanHostIntervalOneAtATime(t *testing.T) {
 	// With HostInterval, a server gets one request at a time, spaced.
 	srv := startScript(t, challenged(t, 0x42))
