@@ -49,9 +49,10 @@ millions of servers take no more memory than short ones. A2S uses port
 27015 when a line has none; OGP has no standard port, so every line needs
 one.
 
-Few sockets serve the whole scan. Sends are paced (--rate), each server gets
-one request at a time (--host-interval apart), and an unanswered request is
-sent again after a timeout adapted to the measured round trips, 1.5 times
+Few sockets serve the whole scan. Sends are paced (--rate). A server is
+asked one section at a time until its challenge is known, then the sections
+left at once; with --host-interval it gets one request at a time, that far
+apart. An unanswered request is sent again after a timeout adapted to the measured round trips, 1.5 times
 longer on each retry and capped by --timeout.
 
 A summary goes to stderr at the end, and a progress bar while scanning when
