@@ -85,6 +85,12 @@ type Client struct {
 	// carrying -1. The 'W' request is padded with four bytes to the size of
 	// the 'A' reply, so that a server refusing to amplify can answer it.
 	LegacyChallenge bool
+	// PadInfo pads A2S_INFO requests to PaddedInfoSize bytes, the
+	// alternative to the challenge that Valve proposed in 2020: a server
+	// that accepts it (see [Server.AcceptPaddedInfo]) answers at once, one
+	// round trip sooner. Servers that insist on the challenge answer with
+	// an 'A' reply as usual, and the resent request is padded too.
+	PadInfo bool
 	// PacketConn is the socket to use. If nil, the client opens a UDP
 	// socket on first use. The Client owns it either way: Close closes it.
 	PacketConn net.PacketConn
@@ -632,9 +638,18 @@ func (c *Client) finish(cl *call) {
 	callPool.Put(cl)
 }
 
+// request is the request of a query of kind, padded if PadInfo asks.
+func (c *Client) request(kind queryKind, chal uint32, has bool) Request {
+	r := Request{Type: kind.requestType(), Challenge: chal, HasChallenge: has}
+	if c.PadInfo && kind == kindInfo {
+		r = r.PadTo(PaddedInfoSize)
+	}
+	return r
+}
+
 // send writes the request of cl, with the challenge if has.
 func (c *Client) send(cl *call, chal uint32, has bool) error {
-	b, err := Request{Type: cl.kind.requestType(), Challenge: chal, HasChallenge: has}.AppendBinary(cl.req[:0])
+	b, err := c.request(cl.kind, chal, has).AppendBinary(cl.req[:0])
 	if err != nil {
 		return err
 	}
@@ -922,7 +937,7 @@ func (c *Client) challenged(p *peer, from netip.AddrPort, payload []byte) {
 // datagrams being read, with the others (and with the requests of queries
 // that start meanwhile).
 func (c *Client) resendRequest(r resend) {
-	b, err := Request{Type: r.kind.requestType(), Challenge: r.chal, HasChallenge: true}.AppendBinary(c.resendBuf[:0])
+	b, err := c.request(r.kind, r.chal, true).AppendBinary(c.resendBuf[:0])
 	if err != nil {
 		return
 	}

@@ -243,6 +243,54 @@ func TestClientLegacyChallenge(t *testing.T) {
 	}
 }
 
+func TestClientPadInfo(t *testing.T) {
+	// A padded A2S_INFO is answered at once by a server that accepts it,
+	// and after an 'A' reply by one that insists on the challenge; every
+	// INFO request is PaddedInfoSize bytes either way.
+	for _, tc := range []struct {
+		accept bool
+		sends  int
+	}{{true, 1}, {false, 2}} {
+		pc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := a2s.NewStaticHandler(a2stest.DefaultInfo(), a2stest.DefaultPlayers(), a2stest.DefaultRules())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &a2s.Server{Handler: h, RateLimit: -1, AcceptPaddedInfo: tc.accept}
+		go s.Serve(pc)
+		c := newClient(t)
+		c.PadInfo = true
+		var mu sync.Mutex
+		var sizes []int
+		c.Debug = func(dir string, _ netip.AddrPort, b []byte) {
+			mu.Lock()
+			defer mu.Unlock()
+			if dir == "send" {
+				sizes = append(sizes, len(b))
+			}
+		}
+		res, err := c.Info(testCtx(t), pc.LocalAddr().(*net.UDPAddr).AddrPort())
+		s.Shutdown(context.Background())
+		if err != nil {
+			t.Fatalf("accept %v: %v", tc.accept, err)
+		}
+		checkInfo(t, res.Info, a2stest.DefaultInfo())
+		mu.Lock()
+		if len(sizes) != tc.sends {
+			t.Errorf("accept %v: sent %d requests, want %d", tc.accept, len(sizes), tc.sends)
+		}
+		for _, n := range sizes {
+			if n != a2s.PaddedInfoSize {
+				t.Errorf("accept %v: a %d-byte INFO request, want %d", tc.accept, n, a2s.PaddedInfoSize)
+			}
+		}
+		mu.Unlock()
+	}
+}
+
 func TestClientPing(t *testing.T) {
 	srv := a2stest.NewServer(a2stest.Profile{})
 	defer srv.Close()

@@ -308,6 +308,19 @@ func TestRequestQuirks(t *testing.T) {
 	if got, err := ParseRequest(b); err != nil || got != req {
 		t.Errorf("padded: %+v, %v; want %+v", got, err, req)
 	}
+	// PadTo sizes every request type exactly, with or without challenge.
+	for _, r := range []Request{
+		{Type: TypeInfoRequest}, {Type: TypeInfoRequest, Challenge: 7, HasChallenge: true},
+		{Type: TypePlayerRequest}, {Type: TypeRulesRequest, Challenge: 7, HasChallenge: true},
+		{Type: TypePingRequest}, {Type: TypeChallengeRequestLegacy},
+	} {
+		if b := mustAppend(t, r.PadTo(PaddedInfoSize)); len(b) != PaddedInfoSize {
+			t.Errorf("%c (challenge %v) padded to %d bytes, want %d", r.Type, r.HasChallenge, len(b), PaddedInfoSize)
+		}
+		if bare := mustAppend(t, r); len(mustAppend(t, r.PadTo(3))) != len(bare) {
+			t.Errorf("%c: PadTo below the bare size changed the request", r.Type)
+		}
+	}
 	// Padding without challenge: the first four bytes read as a challenge.
 	b = mustAppend(t, Request{Type: TypeInfoRequest, Padding: 10})
 	if got, err := ParseRequest(b); err != nil || !got.HasChallenge || got.Challenge != 0 || got.Padding != 6 {

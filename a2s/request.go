@@ -22,6 +22,29 @@ type Request struct {
 	Padding int
 }
 
+// PaddedInfoSize is the size to which Valve's 2020 proposal pads an
+// A2S_INFO request, as the alternative to the challenge: a server may answer
+// such a request at once when its reply is no larger, since that amplifies
+// nothing (see [Client.PadInfo] and [Server.AcceptPaddedInfo]).
+const PaddedInfoSize = 1200
+
+// PadTo returns r with Padding set so that it encodes to size bytes, or to
+// its bare size when that is larger.
+func (r Request) PadTo(size int) Request {
+	n := 5 // header and type
+	switch r.Type {
+	case TypeInfoRequest:
+		n += len(infoQuery) + 1
+		if r.HasChallenge {
+			n += 4
+		}
+	case TypePlayerRequest, TypeRulesRequest:
+		n += 4
+	}
+	r.Padding = max(size-n, 0)
+	return r
+}
+
 // AppendBinary appends the request, header included. An A2S_INFO request
 // carries "Source Engine Query\0" and then the challenge only if
 // HasChallenge is set; A2S_PLAYER and A2S_RULES always carry four bytes,

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash"
 	"net"
 	"net/netip"
@@ -83,6 +84,12 @@ type Server struct {
 	// pre-2020 servers did. It turns off the amplification protection: use
 	// it only to emulate old servers.
 	NoChallenge bool
+	// AcceptPaddedInfo answers an A2S_INFO request of at least
+	// PaddedInfoSize bytes without a challenge, as Valve's 2020 proposal
+	// allowed, when the whole reply is no larger than the request; a larger
+	// reply is not sent, and the 'A' reply goes out instead. Real Source
+	// servers insist on the challenge, so this is off by default.
+	AcceptPaddedInfo bool
 	// ChallengeSecret keys the challenge HMAC. If empty, a random key is
 	// made on first use. Servers sharing it accept each other's challenges.
 	ChallengeSecret []byte
@@ -278,19 +285,28 @@ func (s *Server) handle(st *serverState, w PacketWriter, from netip.AddrPort, b 
 	default:
 		return
 	}
-	if !s.NoChallenge {
-		if !req.HasChallenge || !s.validChallenge(st, from, req.Challenge, now) {
+	budget := -1 // bytes the reply may take; -1 for no bound
+	if !s.NoChallenge && (!req.HasChallenge || !s.validChallenge(st, from, req.Challenge, now)) {
+		if !s.AcceptPaddedInfo || req.Type != TypeInfoRequest || len(b) < PaddedInfoSize {
 			s.sendChallenge(st, w, from, len(b), now)
 			return
 		}
+		// Padding zeros read as a challenge; the request is what it is.
+		req.Challenge, req.HasChallenge, req.Padding = 0, false, len(b)-len(infoQuery)-6
+		// Room is kept for the 'A' reply (9 bytes) that follows a reply
+		// cut short, so the two together stay within the request.
+		budget = len(b) - 9
 	}
 	if s.Handler == nil {
 		return
 	}
 	st.req = req
-	st.rw.w, st.rw.to = w, from
+	st.rw.w, st.rw.to, st.rw.budget, st.rw.overBudget = w, from, budget, false
 	s.Handler.ServeA2S(&st.rw, &st.req)
 	st.rw.w = nil
+	if st.rw.overBudget {
+		s.sendChallenge(st, w, from, len(b), now)
+	}
 }
 
 // sendChallenge answers with an 'A' reply if it is no longer than the
@@ -378,6 +394,10 @@ type responseWriter struct {
 	w     PacketWriter
 	to    netip.AddrPort
 	frags [][]byte
+	// budget is the bytes the reply may still take, or -1 for no bound;
+	// overBudget is set when a datagram was held back for it.
+	budget     int
+	overBudget bool
 }
 
 func (rw *responseWriter) RemoteAddr() netip.AddrPort { return rw.to }
@@ -385,6 +405,13 @@ func (rw *responseWriter) RemoteAddr() netip.AddrPort { return rw.to }
 func (rw *responseWriter) WriteDatagram(b []byte) error {
 	if rw.w == nil {
 		return errors.New("a2s: ResponseWriter used after ServeA2S returned")
+	}
+	if rw.budget >= 0 {
+		if len(b) > rw.budget || rw.overBudget {
+			rw.overBudget = true
+			return fmt.Errorf("%w: a %d-byte reply to an unproven request of fewer bytes", ErrTooLarge, len(b))
+		}
+		rw.budget -= len(b)
 	}
 	return rw.s.write(rw.w, b, rw.to)
 }

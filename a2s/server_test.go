@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"sync"
@@ -79,7 +80,14 @@ func challengeFor(t *testing.T, s *a2s.Server, from netip.AddrPort) uint32 {
 // challenge and checks that the replies never total more bytes than the
 // request; then it checks that a proven request is answered in full.
 func TestServerAmplification(t *testing.T) {
-	s := &a2s.Server{Handler: staticHandler(t), RateLimit: -1}
+	for _, accept := range []bool{false, true} {
+		t.Run(fmt.Sprintf("AcceptPaddedInfo=%v", accept), func(t *testing.T) {
+			testServerAmplification(t, &a2s.Server{Handler: staticHandler(t), RateLimit: -1, AcceptPaddedInfo: accept})
+		})
+	}
+}
+
+func testServerAmplification(t *testing.T, s *a2s.Server) {
 	other := challengeFor(t, s, client2) // valid, but for another address
 	raw := func(b ...byte) []byte { return append([]byte{0xFF, 0xFF, 0xFF, 0xFF}, b...) }
 	cases := map[string][]byte{
@@ -87,6 +95,8 @@ func TestServerAmplification(t *testing.T) {
 		"info wrong challenge":    request(t, a2s.TypeInfoRequest, 12345, true, 0),
 		"info other address":      request(t, a2s.TypeInfoRequest, other, true, 0),
 		"info padded":             request(t, a2s.TypeInfoRequest, 0, false, 1175),
+		"info padded short":       request(t, a2s.TypeInfoRequest, 0, false, 1174),
+		"rules padded":            request(t, a2s.TypeRulesRequest, a2s.AskChallenge, true, 1191),
 		"info truncated":          raw('T', 'S', 'o'),
 		"info bare":               raw('T'),
 		"players ask":             request(t, a2s.TypePlayerRequest, a2s.AskChallenge, true, 0),
@@ -132,6 +142,53 @@ func TestServerAmplification(t *testing.T) {
 		if len(sent) == 0 || n <= 29 || sent[0][4] == a2s.TypeChallengeReply {
 			t.Errorf("proven %q request (%d bytes): %d bytes answered in %d datagrams", typ, len(req), n, len(sent))
 		}
+	}
+}
+
+// TestServerAcceptPaddedInfo: with AcceptPaddedInfo, an A2S_INFO request
+// of PaddedInfoSize bytes is answered without a challenge when the reply
+// fits in it, and gets the 'A' reply otherwise; nothing else changes.
+func TestServerAcceptPaddedInfo(t *testing.T) {
+	padded := request(t, a2s.TypeInfoRequest, 0, false, a2s.PaddedInfoSize-25)
+	replyType := func(s *a2s.Server, req []byte) (byte, int) {
+		t.Helper()
+		var rec recorder
+		s.HandlePacket(&rec, client1, req)
+		sent, n := rec.take()
+		if len(sent) != 1 || n > len(req) {
+			t.Fatalf("%d-byte request: %d bytes in %d datagrams, want one datagram", len(req), n, len(sent))
+		}
+		return sent[0][4], len(sent[0])
+	}
+	s := &a2s.Server{Handler: staticHandler(t), RateLimit: -1, AcceptPaddedInfo: true}
+	if typ, _ := replyType(s, padded); typ != a2s.TypeInfoReply {
+		t.Errorf("padded INFO: reply %q, want 'I'", typ)
+	}
+	for name, req := range map[string][]byte{
+		"short padding": request(t, a2s.TypeInfoRequest, 0, false, a2s.PaddedInfoSize-26),
+		"padded rules":  request(t, a2s.TypeRulesRequest, a2s.AskChallenge, true, a2s.PaddedInfoSize-9),
+	} {
+		if typ, _ := replyType(s, req); typ != a2s.TypeChallengeReply {
+			t.Errorf("%s: reply %q, want 'A'", name, typ)
+		}
+	}
+	if typ, _ := replyType(&a2s.Server{Handler: staticHandler(t), RateLimit: -1}, padded); typ != a2s.TypeChallengeReply {
+		t.Errorf("padded INFO, AcceptPaddedInfo off: reply %q, want 'A'", typ)
+	}
+
+	// A reply that does not fit is held back, and the 'A' reply goes out.
+	var wrote error
+	big := &a2s.Server{RateLimit: -1, AcceptPaddedInfo: true, Handler: a2s.HandlerFunc(func(w a2s.ResponseWriter, r *a2s.Request) {
+		if r.HasChallenge || r.Padding != a2s.PaddedInfoSize-25 {
+			t.Errorf("handler saw %+v: padding read as a challenge", r)
+		}
+		wrote = w.WriteDatagram(append([]byte{0xFF, 0xFF, 0xFF, 0xFF, 'I'}, make([]byte, a2s.PaddedInfoSize)...))
+	})}
+	if typ, n := replyType(big, padded); typ != a2s.TypeChallengeReply || n != 9 {
+		t.Errorf("oversized reply: got %q (%d bytes), want the 'A' reply", typ, n)
+	}
+	if !errors.Is(wrote, a2s.ErrTooLarge) {
+		t.Errorf("WriteDatagram of the oversized reply: %v, want ErrTooLarge", wrote)
 	}
 }
 
