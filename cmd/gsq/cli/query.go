@@ -23,6 +23,7 @@ type queryOptions struct {
 	timeout  time.Duration
 	retries  int
 	debug    bool
+	padInfo  bool // A2S: pad INFO requests to 1200 bytes
 	info     bool
 	players  bool
 	rules    bool
@@ -83,6 +84,7 @@ Exit codes: 0 every section answered, 1 a server answered badly,
 	f.DurationVar(&o.timeout, "timeout", 2*time.Second, "time to wait for each answer before retrying")
 	f.IntVar(&o.retries, "retries", 2, "how many times to resend an unanswered request")
 	f.BoolVar(&o.debug, "debug", false, "print an annotated hex dump of every datagram on stderr")
+	f.BoolVar(&o.padInfo, "pad-info", false, "A2S: pad the INFO request to 1200 bytes (Valve's 2020 alternative to the challenge; servers that accept it answer one round trip sooner)")
 	f.BoolVar(&o.info, "info", false, "ask for info (default: info, players and rules)")
 	f.BoolVar(&o.players, "players", false, "ask for the player list")
 	f.BoolVar(&o.rules, "rules", false, "ask for the rules")

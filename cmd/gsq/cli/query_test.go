@@ -277,41 +277,82 @@ func TestQueryBanned(t *testing.T) {
 	}
 }
 
-func TestServeAndQuery(t *testing.T) {
+// serveInBackground runs gsq serve with args on a free loopback port
+// until stop, which returns serve's exit code and stderr.
+func serveInBackground(t *testing.T, args ...string) (addr string, stop func() (int, string)) {
+	t.Helper()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := pc.LocalAddr().String()
+	addr = pc.LocalAddr().String()
 	pc.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	var serveErr strings.Builder
 	go func() {
-		code, _, stderr := runGSQ(t, ctx, nil, nil, "serve", "--addr", addr, "--name", "flag server", "--map", "cp_badlands",
-			"--player", "Alice:10:5m", "--player", "Bob", "--rule", "mp_timelimit=30", "--no-rcon")
+		code, _, stderr := runGSQ(t, ctx, nil, nil, append([]string{"serve", "--addr", addr}, args...)...)
 		serveErr.WriteString(stderr)
 		done <- code
 	}()
-	var stdout string
-	for i := 0; i < 50; i++ { // the server needs a moment to listen
-		var code int
-		code, stdout, _ = runGSQ(t, nil, nil, nil, "query", "--json", "--timeout", "100ms", "--retries", "0", addr)
+	return addr, func() (int, string) {
+		cancel()
+		code := <-done
+		return code, serveErr.String()
+	}
+}
+
+// queryUntilUp queries addr with args until it answers (the server needs
+// a moment to listen), and returns the last try's output.
+func queryUntilUp(t *testing.T, addr string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	for range 50 {
+		code, stdout, stderr = runGSQ(t, nil, nil, nil, append(append([]string{"query", "--timeout", "100ms", "--retries", "0"}, args...), addr)...)
 		if code == ExitOK {
 			break
 		}
 	}
-	cancel()
-	if code := <-done; code != ExitOK {
-		t.Fatalf("serve exit %d: %s", code, serveErr.String())
+	return code, stdout, stderr
+}
+
+func TestServeAndQuery(t *testing.T) {
+	addr, stop := serveInBackground(t, "--name", "flag server", "--map", "cp_badlands",
+		"--player", "Alice:10:5m", "--player", "Bob", "--rule", "mp_timelimit=30", "--no-rcon")
+	_, stdout, _ := queryUntilUp(t, addr, "--json")
+	code, serveErr := stop()
+	if code != ExitOK {
+		t.Fatalf("serve exit %d: %s", code, serveErr)
 	}
 	for _, want := range []string{`"name":"flag server"`, `"map":"cp_badlands"`, `"name":"Alice","score":10,"duration":300`, `{"name":"mp_timelimit","value":"30"}`} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("query of gsq serve lacks %s:\n%s", want, stdout)
 		}
 	}
-	if !strings.Contains(serveErr.String(), "serving on "+addr) {
-		t.Errorf("serve did not say what it serves:\n%s", serveErr.String())
+	if !strings.Contains(serveErr, "serving on "+addr) {
+		t.Errorf("serve did not say what it serves:\n%s", serveErr)
+	}
+}
+
+func TestServeAndQueryPaddedInfo(t *testing.T) {
+	// serve --accept-padded-info answers query --pad-info in one round
+	// trip: one 1200-byte request, one reply, no challenge.
+	addr, stop := serveInBackground(t, "--accept-padded-info", "--no-rcon")
+	code, _, stderr := queryUntilUp(t, addr, "--pad-info", "--info", "--debug")
+	serveCode, serveErr := stop()
+	if code != ExitOK || serveCode != ExitOK {
+		t.Fatalf("query exit %d, serve exit %d: %s\n%s", code, serveCode, stderr, serveErr)
+	}
+	var sends []string
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, "send ->") {
+			sends = append(sends, line)
+		}
+	}
+	if len(sends) != 1 || !strings.Contains(sends[0], "1200 bytes: A2S_INFO request") || strings.Contains(stderr, "S2C_CHALLENGE") {
+		t.Errorf("want one 1200-byte INFO request and no challenge; debug output:\n%s", stderr)
+	}
+	if !strings.Contains(serveErr, "padded INFO answered without a challenge") {
+		t.Errorf("serve did not say it takes padded INFO:\n%s", serveErr)
 	}
 }
 

@@ -29,6 +29,7 @@ type simConfig struct {
 	ownContent   bool // content came from flags or a file, not the profile
 	profile      a2stest.Profile
 	noChallenge  bool
+	acceptPadded bool // answer 1200-byte padded INFO without a challenge
 	rateLimit    float64
 	noOGP        bool
 	noRCON       bool
@@ -79,6 +80,7 @@ func startSimulation(cfg simConfig) (*simulation, error) {
 	if cfg.noChallenge {
 		s.a2s.NoChallenge = true
 	}
+	s.a2s.AcceptPaddedInfo = cfg.acceptPadded
 	if cfg.rateLimit != 0 {
 		s.a2s.RateLimit = cfg.rateLimit
 	}
@@ -194,6 +196,7 @@ type serveOptions struct {
 	rules        []string
 	profile      string
 	noChallenge  bool
+	acceptPadded bool
 	rateLimit    float64
 	noOGP        bool
 	noRCON       bool
@@ -253,6 +256,7 @@ Profiles:
 	f.StringArrayVar(&o.rules, "rule", nil, "a rule, NAME=VALUE (repeatable)")
 	f.StringVar(&o.profile, "profile", "", "quirk profile: "+strings.Join(a2stest.ProfileNames(), ", "))
 	f.BoolVar(&o.noChallenge, "no-challenge", false, "answer without challenges, like pre-2020 servers (no amplification protection)")
+	f.BoolVar(&o.acceptPadded, "accept-padded-info", false, "answer A2S_INFO requests padded to 1200 bytes without a challenge, when the reply is no larger")
 	f.Float64Var(&o.rateLimit, "rate-limit", 0, "requests per second accepted from one address (0 = default, negative = off)")
 	f.BoolVar(&o.noOGP, "no-ogp", false, "do not answer OGP")
 	f.BoolVar(&o.noRCON, "no-rcon", false, "do not listen for RCON")
@@ -302,6 +306,7 @@ func serveConfig(env *Env, cmd *cobra.Command, o *serveOptions) (simConfig, erro
 		addr:         o.addr,
 		content:      sim.Default(),
 		noChallenge:  o.noChallenge,
+		acceptPadded: o.acceptPadded,
 		rateLimit:    o.rateLimit,
 		noOGP:        o.noOGP,
 		noRCON:       o.noRCON,
@@ -385,6 +390,8 @@ func describeSimulation(w io.Writer, s *simulation, cfg simConfig) {
 	}
 	if cfg.noChallenge || cfg.profile.NoChallenge {
 		fmt.Fprint(w, ", no challenge")
+	} else if cfg.acceptPadded {
+		fmt.Fprint(w, ", padded INFO answered without a challenge")
 	}
 	fmt.Fprintln(w)
 	if s.ogp != nil {
