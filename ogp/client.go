@@ -42,6 +42,10 @@ type Client struct {
 	// MaxAnswerSize caps a reassembled split answer. Zero means
 	// DefaultMaxAnswerSize.
 	MaxAnswerSize int
+	// ReadBuffer, if positive, is the receive buffer (SO_RCVBUF) asked for
+	// the client's socket, which the kernel may cap. Many queries at once
+	// need more than the system default, or answers are dropped.
+	ReadBuffer int
 	// Debug, if set, sees every datagram sent ("send") and received
 	// ("recv") by a call. It is called from the calling goroutines.
 	Debug func(dir string, addr netip.AddrPort, b []byte)
@@ -135,6 +139,9 @@ func (c *Client) register(key callKey) (chan []byte, *net.UDPConn, error) {
 		conn, err := net.ListenUDP("udp", nil)
 		if err != nil {
 			return nil, nil, err
+		}
+		if c.ReadBuffer > 0 {
+			_ = conn.SetReadBuffer(c.ReadBuffer) // best effort, like the kernel's cap
 		}
 		c.conn = conn
 		c.calls = make(map[callKey]chan []byte)

@@ -38,7 +38,7 @@ type OGPResult struct {
 // their own, one goroutine per target, rather than on the engine's
 // sockets.
 type blockingProtocol interface {
-	session(timeout time.Duration, retries int) blockingSession
+	session(timeout time.Duration, retries, readBuffer int) blockingSession
 }
 
 type blockingSession interface {
@@ -46,13 +46,14 @@ type blockingSession interface {
 	close()
 }
 
-func (p OGP) session(timeout time.Duration, retries int) blockingSession {
+func (p OGP) session(timeout time.Duration, retries, readBuffer int) blockingSession {
 	q := p.Query
 	if q == nil {
 		all := ogp.QueryAll(p.Dialect)
 		q = &all
 	}
-	return &ogpSession{c: &ogp.Client{Dialect: p.Dialect, Timeout: timeout, Retries: retries}, q: q}
+	c := &ogp.Client{Dialect: p.Dialect, Timeout: timeout, Retries: retries, ReadBuffer: readBuffer}
+	return &ogpSession{c: c, q: q}
 }
 
 type ogpSession struct {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gsq-project/gsq/ogp"
 	"github.com/gsq-project/gsq/ogp/ogptest"
+	"github.com/gsq-project/gsq/sim"
 )
 
 func TestScanOGP(t *testing.T) {
@@ -59,6 +60,27 @@ func TestScanOGP(t *testing.T) {
 		}
 		if st == StatusAnswered && (r.OGP.Answer == nil || len(r.OGP.Answer.Players.Players) == 0) {
 			t.Errorf("%s: answer %+v", addr, r.OGP.Answer)
+		}
+	}
+}
+
+func TestScanOGPFleet(t *testing.T) {
+	// A fleet answers OGP on its A2S ports: every server comes back with
+	// its own content, all of them queried at once.
+	f := startFleet(t, sim.FleetConfig{N: 300, Challenge: true})
+	s := &Scanner{Protocol: OGP{}, Concurrency: 300}
+	got, sum := collect(t, s, strings.NewReader(fleetTargets(f)))
+	if sum.Answered != f.Len() {
+		t.Errorf("summary %+v, want all %d answered", sum, f.Len())
+	}
+	for i := range f.Len() {
+		r := got[f.Addr(i)]
+		if r == nil || r.OGP == nil || r.OGP.Answer == nil {
+			t.Fatalf("server %d: %+v", i, r)
+		}
+		want := sim.FleetContent(i)
+		if a := r.OGP.Answer; string(a.Info.HostName) != want.Name || len(a.Rules) != len(want.Rules) {
+			t.Errorf("server %d: %q with %d rules, want %q with %d", i, a.Info.HostName, len(a.Rules), want.Name, len(want.Rules))
 		}
 	}
 }

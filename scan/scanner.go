@@ -327,7 +327,7 @@ func (s *Scanner) newRun(ctx context.Context, emit func(*Result)) (*run, error) 
 		go r.read(sk)
 	}
 	if bp, ok := r.proto.(blockingProtocol); ok {
-		r.blocking = bp.session(r.rtt.max, r.retries)
+		r.blocking = bp.session(r.rtt.max, r.retries, bufSize)
 	}
 	go r.emitter()
 	return r, nil

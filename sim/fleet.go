@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/ogp"
 )
 
-// FleetConfig describes a fleet of simulated A2S servers in one process,
-// one UDP socket each, on consecutive ports. The zero value, with N set,
+// FleetConfig describes a fleet of simulated servers in one process, one
+// UDP socket each, on consecutive ports. Each answers A2S and, on the same
+// socket, OGP v0.91. The zero value, with N set,
 // is N servers on 127.0.0.1:27015 and up, without faults or challenges.
 type FleetConfig struct {
 	N        int    // number of servers
@@ -93,7 +95,7 @@ func RunFleet(ctx context.Context, cfg FleetConfig, logf func(string, ...any)) e
 	}
 	if logf != nil {
 		first, last := f.Addr(0), f.Addr(cfg.N-1)
-		logf("fleet: %d simulated A2S servers on %s:%d-%d (loss %g, reorder %g, duplicate %g, challenge %v)",
+		logf("fleet: %d simulated A2S and OGP servers on %s:%d-%d (loss %g, reorder %g, duplicate %g, challenge %v)",
 			cfg.N, first.Addr(), first.Port(), last.Port(), cfg.Loss, cfg.Reorder, cfg.Duplicate, cfg.Challenge)
 	}
 	<-ctx.Done()
@@ -159,6 +161,7 @@ func StartFleet(cfg FleetConfig) (*Fleet, error) {
 		srv, err := newFleetServer(cfg, i, port, &c)
 		if err == nil {
 			srv.addr = netip.AddrPortFrom(ip, port)
+			srv.content = func() Content { return content(i) }
 			err = srv.listen()
 		}
 		if err != nil {
@@ -206,13 +209,15 @@ func (f *Fleet) closeSockets() {
 	}
 }
 
-// fleetServer is one simulated server. Its replies are serialized once;
-// one goroutine at a time reads its socket and answers (on Linux, the
+// fleetServer is one simulated server. Its A2S replies are serialized
+// once; one goroutine at a time reads its socket and answers (on Linux, the
 // epoll loop the socket belongs to; elsewhere, its own goroutine).
 type fleetServer struct {
 	addr      netip.AddrPort
 	sock      fleetSocket
 	challenge bool
+	content   func() Content // the server's content, for OGP answers
+	ogp       *ogp.Server    // made on the first OGP datagram
 	secret    uint64
 	info      []byte
 	players   []byte
@@ -260,6 +265,10 @@ func newFleetServer(cfg FleetConfig, i int, port uint16, c *Content) (*fleetServ
 // answer replies to one request; malformed requests are ignored, as
 // real servers do.
 func (s *fleetServer) answer(b []byte, from netip.AddrPort) {
+	if ogp.Is(b) {
+		s.answerOGP(b, from)
+		return
+	}
 	req, err := a2s.ParseRequest(b)
 	if err != nil {
 		return
@@ -286,6 +295,29 @@ func (s *fleetServer) answer(b []byte, from netip.AddrPort) {
 			s.send(frag, from)
 		}
 	}
+}
+
+// answerOGP answers an OGP datagram through an ogp.Server of this
+// server's own, with the fleet's challenge setting and fault injection.
+// The answer is built afresh for each query: OGP scans of a fleet are
+// rare, and keeping 10,000 answers would hold about 150 MB.
+func (s *fleetServer) answerOGP(b []byte, from netip.AddrPort) {
+	if s.ogp == nil {
+		s.ogp = &ogp.Server{NoChallenge: !s.challenge, RateLimit: -1,
+			Handler: ogp.HandlerFunc(func(netip.AddrPort, *ogp.Query) (*ogp.Answer, error) {
+				c := s.content()
+				return c.OGP(s.addr.Port()), nil
+			})}
+	}
+	s.ogp.HandlePacket(faultWriter{s}, from, b)
+}
+
+// faultWriter sends the ogp.Server's datagrams through the fault injector.
+type faultWriter struct{ s *fleetServer }
+
+func (w faultWriter) WriteToUDPAddrPort(b []byte, to netip.AddrPort) (int, error) {
+	w.s.send(b, to)
+	return len(b), nil
 }
 
 // challengeFor is the challenge of a client address: a keyed hash, never

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/ogp"
 )
 
 // startTestFleet starts cfg's fleet on free ports and closes it after
@@ -193,5 +194,33 @@ func TestStartFleetRejects(t *testing.T) {
 			f.Close()
 			t.Errorf("StartFleet(%+v) accepted", cfg)
 		}
+	}
+}
+
+func TestFleetAnswersOGP(t *testing.T) {
+	// Each fleet server answers OGP v0.91 on its A2S socket, with its own
+	// content, behind the challenge and through the fault injector.
+	f := startTestFleet(t, FleetConfig{N: 3, Challenge: true})
+	c := &ogp.Client{Timeout: time.Second}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	all := ogp.QueryAll(ogp.V091)
+	for i := range f.Len() {
+		resp, err := c.Query(ctx, f.Addr(i), &all)
+		if err != nil {
+			t.Fatalf("server %d: %v", i, err)
+		}
+		want := FleetContent(i)
+		a := resp.Answer
+		if string(a.Info.HostName) != want.Name || string(a.Info.Map.Name) != want.Map || a.Info.ConnectPort != f.Addr(i).Port() {
+			t.Errorf("server %d: info %+v, want %q on %s", i, a.Info, want.Name, want.Map)
+		}
+		if len(a.Players.Players) != len(want.Players) || len(a.Rules) != len(want.Rules) {
+			t.Errorf("server %d: %d players and %d rules, want %d and %d", i, len(a.Players.Players), len(a.Rules), len(want.Players), len(want.Rules))
+		}
+	}
+	if st := f.Stats(); st.Challenges != 0 {
+		t.Errorf("%d A2S challenges counted for OGP traffic", st.Challenges)
 	}
 }

@@ -225,8 +225,9 @@ rules: [{name, value}]). --profile picks a quirk profile (how the server
 talks: challenges, splits, GoldSource double replies, loss, ...); without
 content flags it also serves the profile's own content.
 
-With --fleet N it runs N A2S servers on ports --base-port to
---base-port+N-1, each with its own name, players and rules.
+With --fleet N it runs N servers on ports --base-port to --base-port+N-1,
+each with its own name, players and rules, answering A2S and OGP v0.91 on
+its port (no RCON); --loss, --reorder and --duplicate inject faults.
 
 The RCON password comes from --rcon-password or GSQ_RCON_PASSWORD; without
 one, RCON refuses every login.
@@ -262,7 +263,7 @@ Profiles:
 	f.BoolVar(&o.noRCON, "no-rcon", false, "do not listen for RCON")
 	f.StringVar(&o.rconPassword, "rcon-password", "", "RCON password (or GSQ_RCON_PASSWORD)")
 	f.StringVar(&o.rconDialect, "rcon-dialect", "source", "RCON dialect: source, cs2 or minecraft")
-	f.IntVar(&o.fleet, "fleet", 0, "run N simulated A2S servers instead of one")
+	f.IntVar(&o.fleet, "fleet", 0, "run N simulated A2S and OGP servers instead of one")
 	f.IntVar(&o.basePort, "base-port", 20000, "first port of the fleet (keep the fleet below 32768, where Linux hands out ephemeral ports)")
 	f.Float64Var(&o.loss, "loss", 0, "fleet: probability that a reply datagram is dropped")
 	f.Float64Var(&o.reorder, "reorder", 0, "fleet: probability that a reply datagram is held back behind the next")
