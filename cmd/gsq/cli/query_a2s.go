@@ -29,7 +29,11 @@ func queryA2S(ctx context.Context, env *Env, o *queryOptions, target string) que
 		return a2sOutcome(r, target)
 	}
 	o.a2sOnce.Do(func() {
-		o.a2sClient = &a2s.Client{Timeout: o.timeout, Retries: o.retries, PadInfo: o.padInfo}
+		retries := o.retries
+		if retries == 0 {
+			retries = -1 // the client reads 0 as its default; --retries 0 means none
+		}
+		o.a2sClient = &a2s.Client{Timeout: o.timeout, Retries: retries, PadInfo: o.padInfo}
 		if o.debug {
 			o.a2sClient.Debug = hexDumper(env.Stderr, describeA2S)
 		}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
@@ -115,6 +116,21 @@ func silentServer(t *testing.T) string {
 		}
 	}()
 	return pc.LocalAddr().String()
+}
+
+func TestQueryRetries(t *testing.T) {
+	// --retries N sends a silent server N+1 INFO requests, for A2S and OGP
+	// alike; 0 means no resend at all.
+	addr := silentServer(t)
+	for _, proto := range []string{"a2s", "ogp"} {
+		for retries, want := range []int{1, 2} {
+			_, _, stderr := runGSQ(t, nil, nil, nil, "query", "--protocol", proto, "--info", "--debug", "--timeout", "50ms",
+				"--retries", fmt.Sprint(retries), addr)
+			if got := strings.Count(stderr, "send ->"); got != want {
+				t.Errorf("%s --retries %d: %d requests sent, want %d:\n%s", proto, retries, got, want, stderr)
+			}
+		}
+	}
 }
 
 func TestQueryTimeout(t *testing.T) {
