@@ -4,31 +4,14 @@ package a2s_test
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"sort"
 	"testing"
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/a2stest"
+	"github.com/gsq-project/gsq/internal/peertest"
 )
-
-// gamedigScript queries argv[2] with gamedig's protocol-valve and prints the
-// state as JSON.
-const gamedigScript = `
-const { GameDig } = await import(process.argv[1] + '/lib/index.js');
-const [host, port] = process.argv[2].split(':');
-try {
-  const state = await GameDig.query({type: 'protocol-valve', host, port: Number(port),
-    requestRules: true, maxRetries: 1, socketTimeout: 3000, attemptTimeout: 10000});
-  console.log(JSON.stringify(state));
-} catch (e) {
-  console.error('gamedig: ' + e.message);
-  process.exit(1);
-}
-`
 
 type gamedigState struct {
 	Name       string `json:"name"`
@@ -52,19 +35,8 @@ type gamedigState struct {
 // TestInteropGamedig has gamedig 5.3.3 (in .peers/, installed by
 // .ci/install-peers) query our server.
 func TestInteropGamedig(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is not installed: %v", err)
-	}
-	module, err := filepath.Abs(filepath.Join("..", ".peers", "node_modules", "gamedig"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(module, "package.json")); err != nil {
-		t.Fatalf("gamedig is not installed in .peers (run .ci/install-peers): %v", err)
-	}
 	forEachInteropProfile(t, func(t *testing.T, srv *a2stest.Server, wantInfo *a2s.Info, wantPlayers *a2s.Players, wantRules *a2s.Rules) {
-		out := runPeer(t, node, "--input-type=module", "-e", gamedigScript, module, srv.Addr().String())
+		out := peertest.Gamedig(t, "protocol-valve", srv.Addr().String())
 		var s gamedigState
 		if err := json.Unmarshal(out, &s); err != nil {
 			t.Fatalf("gamedig output (%v):\n%s", err, out)

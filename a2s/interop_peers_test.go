@@ -3,11 +3,7 @@
 package a2s_test
 
 import (
-	"context"
-	"errors"
-	"os/exec"
 	"testing"
-	"time"
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/a2stest"
@@ -27,20 +23,4 @@ func forEachInteropProfile(t *testing.T, fn func(t *testing.T, srv *a2stest.Serv
 			fn(t, srv, info, players, rules)
 		})
 	}
-}
-
-// runPeer runs a peer program (bounded to 30s) and returns its stdout.
-func runPeer(t *testing.T, bin string, args ...string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, args...).Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			t.Fatalf("%s: %v\n%s", bin, err, ee.Stderr)
-		}
-		t.Fatalf("%s: %v", bin, err)
-	}
-	return out
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/a2stest"
+	"github.com/gsq-project/gsq/internal/peertest"
 )
 
 // qstatServer is the part of quakestat's -json output we check.
@@ -35,7 +36,7 @@ func TestInteropQstat(t *testing.T) {
 		t.Fatalf("qstat is not installed (apt-get install qstat, or run .ci/install-peers): %v", err)
 	}
 	forEachInteropProfile(t, func(t *testing.T, srv *a2stest.Server, wantInfo *a2s.Info, wantPlayers *a2s.Players, wantRules *a2s.Rules) {
-		out := runPeer(t, bin, "-a2s", srv.Addr().String(), "-P", "-R", "-json", "-timeout", "10")
+		out := peertest.Run(t, bin, "-a2s", srv.Addr().String(), "-P", "-R", "-json", "-timeout", "10")
 		var got []qstatServer
 		if err := json.Unmarshal(out, &got); err != nil || len(got) != 1 {
 			t.Fatalf("quakestat output (%v):\n%s", err, out)

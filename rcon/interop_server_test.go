@@ -26,6 +26,7 @@ import (
 	gorcon "github.com/gorcon/rcon"
 	gorcontest "github.com/gorcon/rcon/rcontest"
 
+	"github.com/gsq-project/gsq/internal/peertest"
 	"github.com/gsq-project/gsq/rcon"
 	"github.com/gsq-project/gsq/rcon/rcontest"
 )
@@ -286,13 +287,7 @@ type npmResult struct {
 
 func runRconClient(t *testing.T, addr, password string, cmds ...string) npmResult {
 	t.Helper()
-	modules, err := filepath.Abs("../.peers/node_modules")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(modules, "rcon-client")); err != nil {
-		t.Fatalf("npm rcon-client missing (run .ci/install-peers): %v", err)
-	}
+	modules := filepath.Dir(peertest.Module(t, "rcon-client"))
 	host, port, _ := net.SplitHostPort(addr)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

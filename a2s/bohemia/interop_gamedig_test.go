@@ -5,31 +5,14 @@ package bohemia_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/a2stest"
 	"github.com/gsq-project/gsq/a2s/bohemia"
+	"github.com/gsq-project/gsq/internal/peertest"
 )
-
-// gamedigDayZ queries argv[2] with gamedig's DayZ protocol and prints the
-// state as JSON.
-const gamedigDayZ = `
-const { GameDig } = await import(process.argv[1] + '/lib/index.js');
-const [host, port] = process.argv[2].split(':');
-try {
-  const state = await GameDig.query({type: 'protocol-dayz', host, port: Number(port),
-    requestRules: true, maxRetries: 1, socketTimeout: 3000, attemptTimeout: 10000});
-  console.log(JSON.stringify(state));
-} catch (e) {
-  console.error('gamedig: ' + e.message);
-  process.exit(1);
-}
-`
 
 // TestInteropGamedigDayZ serves a DayZ-like server whose rules carry a
 // message written by Browser.Append and Chunks, and has gamedig 5.3.3's
@@ -40,17 +23,6 @@ try {
 // here have 4-byte IDs and no DLC flag; the 5-byte and DLC cases are
 // covered by the package's own vector.
 func TestInteropGamedigDayZ(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is not installed: %v", err)
-	}
-	module, err := filepath.Abs(filepath.Join("..", "..", ".peers", "node_modules", "gamedig"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(module, "package.json")); err != nil {
-		t.Fatalf("gamedig is not installed in .peers (run .ci/install-peers): %v", err)
-	}
 	br := &bohemia.Browser{
 		Mods: []bohemia.Mod{
 			{Hash: 0x01FF0001, WorkshopID: 1559212036, Name: a2s.Text("CF")},
@@ -75,12 +47,7 @@ func TestInteropGamedigDayZ(t *testing.T) {
 	srv := a2stest.NewServer(a2stest.Profile{Info: info, Rules: &a2s.Rules{Count: uint16(len(rules)), List: rules}})
 	defer srv.Close()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, node, "--input-type=module", "-e", gamedigDayZ, module, srv.Addr().String()).Output()
-	if err != nil {
-		t.Fatalf("gamedig: %v\n%s", err, out)
-	}
+	out := peertest.Gamedig(t, "protocol-dayz", srv.Addr().String())
 	var state struct {
 		Raw struct {
 			DayZMods []struct {
@@ -121,6 +88,8 @@ func TestInteropGamedigDayZ(t *testing.T) {
 	}
 
 	// And our side reads back what gamedig read, through the real client.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	c := &a2s.Client{}
 	defer c.Close()
 	got, err := c.Rules(ctx, srv.Addr())

@@ -29,11 +29,7 @@ func queryA2S(ctx context.Context, env *Env, o *queryOptions, target string) que
 		return a2sOutcome(r, target)
 	}
 	o.a2sOnce.Do(func() {
-		retries := o.retries
-		if retries == 0 {
-			retries = -1 // the client reads 0 as its default; --retries 0 means none
-		}
-		o.a2sClient = &a2s.Client{Timeout: o.timeout, Retries: retries, PadInfo: o.padInfo}
+		o.a2sClient = &a2s.Client{Timeout: o.timeout, Retries: zeroIsNone(o.retries), PadInfo: o.padInfo}
 		if o.debug {
 			o.a2sClient.Debug = hexDumper(env.Stderr, describeA2S)
 		}
@@ -221,4 +217,13 @@ func describeA2S(b []byte) string {
 		return n
 	}
 	return fmt.Sprintf("unknown type %#02x", b[4])
+}
+
+// zeroIsNone maps a flag's 0 ("none") to the -1 the library settings take
+// for none, as they read 0 as "the default".
+func zeroIsNone(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }

@@ -113,18 +113,12 @@ func runScan(ctx context.Context, env *Env, o *scanOptions) error {
 	s := &scan.Scanner{
 		Protocol:     proto,
 		Concurrency:  o.concurrency,
-		Rate:         o.rate,
-		Retries:      o.retries,
+		Rate:         zeroIsNone(o.rate),
+		Retries:      zeroIsNone(o.retries),
 		Timeout:      o.timeout,
 		MinTimeout:   min(o.timeout, scan.DefaultMinTimeout),
 		MaxPerIP:     o.maxPerIP,
 		HostInterval: o.hostInterval,
-	}
-	if o.rate == 0 {
-		s.Rate = -1
-	}
-	if o.retries == 0 {
-		s.Retries = -1
 	}
 
 	// Results are short-lived garbage, and the heap stays small whatever
