@@ -5,12 +5,8 @@ import (
 	"fmt"
 	"net"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
-
-	gorcon "github.com/gorcon/rcon"
-	gorcontest "github.com/gorcon/rcon/rcontest"
 
 	"github.com/gsq-project/gsq/rcon"
 	"github.com/gsq-project/gsq/rcon/rcontest"
@@ -45,80 +41,6 @@ func dial(b testing.TB, addr string, opts *rcon.Options) *rcon.Client {
 
 func reportRate(b *testing.B, unit string) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), unit)
-}
-
-// BenchmarkSerial measures serial command round trips (one command in
-// flight), "echo x" answered "x\n".
-func BenchmarkSerial(b *testing.B) {
-	ctx := context.Background()
-	ours := func(b *testing.B, d rcon.Dialect) {
-		c := dial(b, startServer(b, d), &rcon.Options{Dialect: d})
-		b.ReportAllocs()
-		for b.Loop() {
-			if out, err := c.Exec(ctx, "echo x"); err != nil || out != "x\n" {
-				b.Fatalf("%q, %v", out, err)
-			}
-		}
-		reportRate(b, "rt/s")
-	}
-	// Source: command + probe, answer + mirror + extra packet.
-	b.Run("client=ours/server=ours/source", func(b *testing.B) { ours(b, rcon.DialectSource) })
-	// CS2: one packet each way, like gorcon.
-	b.Run("client=ours/server=ours/cs2", func(b *testing.B) { ours(b, rcon.DialectCS2) })
-	gorconClient := func(b *testing.B, addr string) {
-		c, err := gorcon.Dial(addr, password)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer c.Close()
-		b.ReportAllocs()
-		for b.Loop() {
-			if out, err := c.Execute("echo x"); err != nil || out != "x\n" {
-				b.Fatalf("%q, %v", out, err)
-			}
-		}
-		reportRate(b, "rt/s")
-	}
-	b.Run("client=gorcon/server=ours/source", func(b *testing.B) { gorconClient(b, startServer(b, rcon.DialectSource)) })
-	b.Run("client=gorcon/server=gorcon", func(b *testing.B) { gorconClient(b, startGorcon(b, false)) })
-	// Our client alone, against gorcon's server (one packet each way).
-	b.Run("client=ours/server=gorcon/cs2", func(b *testing.B) {
-		c := dial(b, startGorcon(b, true), &rcon.Options{Dialect: rcon.DialectCS2})
-		b.ReportAllocs()
-		for b.Loop() {
-			if out, err := c.Exec(ctx, "echo x"); err != nil || out != "x\n" {
-				b.Fatalf("%q, %v", out, err)
-			}
-		}
-		reportRate(b, "rt/s")
-	})
-}
-
-// startGorcon runs gorcon's rcontest server answering "echo X" with
-// "X\n" and returns its address. Its own login handler answers id 0
-// whatever the request's id, which our client rightly refuses (see
-// rcon/interop_server_test.go); echoAuthID replaces it with one that
-// echoes the id, as the spec says.
-func startGorcon(b *testing.B, echoAuthID bool) string {
-	opts := []gorcontest.Option{
-		gorcontest.SetSettings(gorcontest.Settings{Password: password}),
-		gorcontest.SetCommandHandler(func(c *gorcontest.Context) {
-			out := strings.TrimPrefix(c.Request().Body(), "echo ") + "\n"
-			_, _ = gorcon.NewPacket(gorcon.SERVERDATA_RESPONSE_VALUE, c.Request().ID, out).WriteTo(c.Conn())
-		}),
-	}
-	if echoAuthID {
-		opts = append(opts, gorcontest.SetAuthHandler(func(c *gorcontest.Context) {
-			id := c.Request().ID
-			if c.Request().Body() != password {
-				id = -1
-			}
-			_, _ = gorcon.NewPacket(gorcon.SERVERDATA_AUTH_RESPONSE, id, "").WriteTo(c.Conn())
-		}))
-	}
-	s := gorcontest.NewServer(opts...)
-	b.Cleanup(s.Close)
-	return s.Addr()
 }
 
 // BenchmarkPipelined measures commands per second on one Source

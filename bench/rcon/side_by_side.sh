@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# RCON figures side by side with github.com/gorcon/rcon v1.4.0, in one run:
-# serial round trips/s (our client and gorcon's, against our server and
-# gorcon's rcontest), pipelined commands/s on one Source connection, time to
+# RCON figures side by side, in one run: serial round trips of our client
+# (zero Options), a lean reference client that only frames, writes and
+# reads, and github.com/gorcon/rcon v1.4.0, taking turns on the same
+# server (our Server on the Source dialect; go-mc v1.20.2's server for
+# Minecraft); then pipelined commands/s on one Source connection, time to
 # fetch 100 KB and 1 MB whole, and server memory per idle connection.
-# Medians of COUNT runs (default 5). Then the interop tests that show
-# gorcon, go-mc and npm rcon-client failing on a 100 KB answer.
+# Medians of COUNT runs (default 5). Absolute figures swing with the
+# machine's load; the ratios, taken within one run, are the ones to read.
 #
 #   bench/rcon/side_by_side.sh            # COUNT=5 BENCHTIME=1s
 set -euo pipefail
@@ -12,7 +14,7 @@ cd "$(dirname "$0")/../.."
 count=${COUNT:-5}
 benchtime=${BENCHTIME:-1s}
 
-raw=$(go test -run '^$' -bench . -count "$count" -benchtime "$benchtime" ./bench/rcon/ 2>&1) || {
+raw=$(go test -run '^$' -bench 'SideBySide|Pipelined|Fetch|IdleConnMemory' -count "$count" -benchtime "$benchtime" ./bench/rcon/ 2>&1) || {
 	echo "$raw"
 	exit 1
 }
@@ -28,25 +30,25 @@ median() {
 			print (n % 2) ? v[int(n/2)] : (v[n/2-1] + v[n/2]) / 2
 		}'
 }
-ours_src=$(median 'BenchmarkSerial/client=ours/server=ours/source' rt/s)
-ours_cs2=$(median 'BenchmarkSerial/client=ours/server=ours/cs2' rt/s)
-gorcon_ours=$(median 'BenchmarkSerial/client=gorcon/server=ours/source' rt/s)
-gorcon_gorcon=$(median 'BenchmarkSerial/client=gorcon/server=gorcon' rt/s)
-ours_gorcon=$(median 'BenchmarkSerial/client=ours/server=gorcon/cs2' rt/s)
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+src=BenchmarkSideBySide/source
+mc=BenchmarkSideBySide/minecraft
 
 echo
 echo "== medians of $count runs =="
-printf 'serial rt/s  ours->ours (source, probe):   %8.0f  ratio to gorcon->gorcon: %s\n' "$ours_src" "$(ratio "$ours_src" "$gorcon_gorcon")"
-printf 'serial rt/s  ours->ours (cs2, one packet): %8.0f  ratio to gorcon->gorcon: %s\n' "$ours_cs2" "$(ratio "$ours_cs2" "$gorcon_gorcon")"
-printf 'serial rt/s  gorcon->ours (source):        %8.0f  ratio to gorcon->gorcon: %s\n' "$gorcon_ours" "$(ratio "$gorcon_ours" "$gorcon_gorcon")"
-printf 'serial rt/s  ours->gorcon (cs2):           %8.0f  ratio to gorcon->gorcon: %s\n' "$ours_gorcon" "$(ratio "$ours_gorcon" "$gorcon_gorcon")"
-printf 'serial rt/s  gorcon->gorcon rcontest:      %8.0f\n' "$gorcon_gorcon"
-printf 'pipelined cmd/s, one Source connection:    %8.0f\n' "$(median BenchmarkPipelined cmd/s)"
+echo "serial round trips/s, Source (our Server), clients taking turns:"
+printf '  lean reference (one packet each way)   %8.0f\n' "$(median $src lean-rt/s)"
+printf '  lean reference + probe in the Write    %8.0f  %s of lean\n' "$(median $src lean-probe-rt/s)" "$(median $src lean-probe/lean)"
+printf '  gsq, zero Options                      %8.0f  %s of lean\n' "$(median $src gsq-rt/s)" "$(median $src gsq/lean)"
+printf '  gorcon v1.4.0                          %8.0f  %s of lean\n' "$(median $src gorcon-rt/s)" "$(median $src gorcon/lean)"
+echo "serial round trips/s, Minecraft (go-mc v1.20.2 server), clients taking turns:"
+printf '  gorcon v1.4.0                          %8.0f\n' "$(median $mc gorcon-rt/s)"
+printf '  gsq, Minecraft dialect                 %8.0f  %s of gorcon\n' "$(median $mc gsq-rt/s)" "$(median $mc gsq/gorcon)"
+printf '  lean reference                         %8.0f  %s of gorcon\n' "$(median $mc lean-rt/s)" "$(median $mc lean/gorcon)"
+printf 'pipelined cmd/s, one Source connection:   %8.0f\n' "$(median BenchmarkPipelined cmd/s)"
 for f in source/100000B source/1048576B minecraft/100000B minecraft/1048576B; do
-	printf 'fetch %-20s ms/fetch:          %8.2f\n' "$f" "$(median "BenchmarkFetch/$f" ms/fetch)"
+	printf 'fetch %-20s ms/fetch:         %8.2f\n' "$f" "$(median "BenchmarkFetch/$f" ms/fetch)"
 done
-printf 'server memory per idle connection, B:      %8.0f\n' "$(median BenchmarkIdleConnMemory B/conn)"
+printf 'server memory per idle connection, B:     %8.0f\n' "$(median BenchmarkIdleConnMemory B/conn)"
 
 echo
 echo "== 100 KB answers from peers (interop tests assert the known failures) =="
