@@ -1,132 +1,163 @@
 package rcon
 
 import (
-	"bufio"
+	"cmp"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net"
-	"slices"
+	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gsq-project/gsq/internal/neterr"
+	"github.com/gsq-project/gsq/internal/ratelog"
 )
 
 // Defaults used when the corresponding Options field is zero.
 const (
-	DefaultDialTimeout     = 10 * time.Second
-	DefaultTimeout         = 10 * time.Second
+	DefaultDialTimeout     = 5 * time.Second
+	DefaultTimeout         = 5 * time.Second
 	DefaultMaxResponseSize = 64 << 20
 	DefaultEventBuffer     = 256
 )
 
-// Reconnect backoff bounds: a dropped connection is re-dialled at most
-// once per backoff interval, which starts at MinReconnectBackoff and
-// doubles after every failed attempt up to MaxReconnectBackoff. Servers
-// ban addresses that retry fast (field notes §1.1, §4 Conan).
+// Reconnect backoff: a lost connection is dialled again at most once per
+// backoff interval, which starts at minReconnectBackoff and doubles after
+// every failed attempt up to maxReconnectBackoff. Servers ban addresses
+// that retry fast (SRCDS bans an address for repeated failed logins).
 const (
-	MinReconnectBackoff = time.Second
-	MaxReconnectBackoff = 30 * time.Second
+	minReconnectBackoff = time.Second
+	maxReconnectBackoff = 30 * time.Second
 )
 
 // Options configures a Client. The zero value (and a nil *Options) is a
-// serial Source RCON client with the defaults above.
+// serial Source RCON client that finds out how the server it meets
+// behaves (see the package documentation) with the defaults above.
 type Options struct {
 	Dialect Dialect
-	// Profile names a game profile (see Profiles): "factorio",
-	// "palworld", "conan", "squad", "ark", "rust-legacy". Empty means
+	// Profile names a game profile (see [ProfileNames]): what the client
+	// would otherwise find out by itself, known in advance. Empty means
 	// none.
 	Profile string
 
 	DialTimeout time.Duration // for Dial and reconnects
-	// Timeout bounds the login and each command whose context has no
-	// deadline.
+	// Timeout bounds the login, and each command whose context has no
+	// deadline, whatever it waits for (the server, a reconnection).
 	Timeout time.Duration
 
-	MaxPacketSize   int // limit on inbound size fields; 0 means DefaultMaxPacketSize
-	MaxResponseSize int // limit on one command's output; 0 means DefaultMaxResponseSize
+	MaxPacketSize int // limit on inbound size fields; 0 means DefaultMaxPacketSize
+	// MaxResponseSize limits one command's output, and so the memory the
+	// output takes; 0 means DefaultMaxResponseSize.
+	MaxResponseSize int
 
 	// Pipeline lets several commands be in flight at once, answers being
-	// matched by id. It applies to DialectSource only and is ignored for
-	// profiles that need serial requests.
+	// matched by id, each command written with its end-of-answer probe.
+	// It is for servers known to handle requests in order as SRCDS does,
+	// applies to DialectSource and DialectCS2 only, and is ignored when
+	// the server's replies do not carry the request's id or the end of an
+	// answer is found by a quiet period.
 	Pipeline bool
 	// MaxInFlight bounds the commands in flight at once when pipelining;
 	// the others wait their turn. 0 means no bound.
 	MaxInFlight int
 	// CommandDelay is the minimum pause between the end of one command
-	// and the start of the next when commands are serial (useful for
-	// Minecraft and ARK).
+	// and the start of the next when commands are serial.
 	CommandDelay time.Duration
 
 	// LooseIDs accepts replies carrying id 0, -1 or 42, whatever id the
-	// request had, for servers that do not echo ids (field notes §8,
-	// "ID-tolerance mode"). Such replies can only be matched to the one
-	// command in flight, so commands become serial, and a probe's reply
-	// could not be told from the answer, so the end of an answer is found
-	// by a QuietPeriod unless Terminator or the profile says otherwise.
+	// request had, for servers that do not echo ids even though their
+	// login reply did. Such replies can only be matched to the one
+	// command in flight, so commands become serial. A server whose login
+	// reply carries a foreign id is recognised without it.
 	LooseIDs bool
 
-	// KeepAlive, if positive, sends an empty RESPONSE_VALUE probe (type 0)
-	// whenever the connection has been idle that long, for servers and
-	// middleboxes that drop idle connections. Its reply is dropped.
+	// KeepAlive, if positive, sends an end-of-answer probe whenever the
+	// connection has been idle that long, for servers and middleboxes
+	// that drop idle connections. On a server known to answer probes, a
+	// probe unanswered within max(KeepAlive, the probe wait) marks the
+	// connection lost, so the next command reconnects first.
 	KeepAlive time.Duration
 
-	// Reconnect makes a Client created by Dial re-dial and log in again,
-	// with backoff, on the next command after the connection dropped.
-	// Commands in flight when it dropped still fail with ErrConnClosed:
-	// they are never resent, as they may have run.
-	Reconnect bool
+	// NoReconnect stops a Client created by Dial from dialling again and
+	// logging in, with backoff, when a command finds the connection lost.
+	// Commands in flight when it dropped fail with ErrConnClosed either
+	// way: they are never resent, as they may have run.
+	NoReconnect bool
+	// OnReconnect, if set, is called after each attempt to replace a lost
+	// connection, with the attempt's number (from 1) and its error (nil
+	// once logged in again).
+	OnReconnect func(attempt int, err error)
+	// DialContext, if set, opens the connections of Dial and of
+	// reconnects instead of a net.Dialer, for RCON over TLS or through a
+	// proxy.
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 
-	// Terminator overrides the end-of-response strategy (nil: the
-	// profile's, else the dialect's: SourceProbe, SinglePacket for CS2,
-	// MinecraftFragments).
+	// Terminator overrides how the end of an answer is found (nil: the
+	// client finds out, see the package documentation).
 	Terminator Terminator
 
 	// EventBuffer is the capacity of the Events channel; 0 means
 	// DefaultEventBuffer. When it is full the oldest event is dropped.
 	EventBuffer int
 
-	// Logf, if set, receives notes about packets the client dropped.
+	// Logf, if set, receives notes: what the client found out about the
+	// server, and packets it dropped (rate-limited).
 	Logf func(format string, args ...any)
 	// Debug, if set, is called with the wire bytes of every packet the
-	// client sends ("send") and receives ("recv"), login included: the
-	// login packet holds the password. It must not retain b.
-	Debug func(dir string, b []byte)
+	// client sends ("send") and receives ("recv"). The login packet is
+	// shown with each byte of the password replaced by '*'. It must not
+	// retain b.
+	Debug func(dir string, peer netip.AddrPort, b []byte)
 }
+
+// Response is the answer to one command.
+type Response struct {
+	Body    []byte        // the output, raw bytes (see DecodeText)
+	Packets int           // the packets it came in
+	RTT     time.Duration // from the write of the command to the first packet of its answer
+}
+
+// Text returns the output decoded with [DecodeText].
+func (r *Response) Text() string { return DecodeText(r.Body) }
 
 // Client is an RCON client connection. It is safe for concurrent use.
 type Client struct {
 	opts     Options
-	prof     Profile
-	term     Terminator
-	pipeline bool
+	addr     string // as given to Dial, for errors
 	password string
 	dial     func(context.Context) (net.Conn, error) // nil: no reconnect
 	events   chan Packet
+	log      ratelog.Limiter
 
+	pipeline bool
 	slot     chan struct{} // serial mode: held for a whole command
 	inflight chan struct{} // pipelined mode: one token per command in flight, if bounded
 	redial   chan struct{} // held while (re)connecting
-	coalesce bool          // requests share Writes (see conn.queue)
+	coalesce bool          // pipelined requests share Writes (see conn.wq)
 	wmu      sync.Mutex    // one request per Write, when not coalescing
 	wbuf     []byte        // encoding scratch, guarded by wmu
+	scratch  []byte        // serial mode: output of the command holding the slot
 	evmu     sync.Mutex    // guards sends on events against Close
 	evClosed bool
 	readers  sync.WaitGroup
-	lastUsed atomic.Int64 // when a command last started or ended, in Unix ns
+	lastUsed atomic.Int64  // when a command last started or ended, in Unix ns
+	ids      atomic.Uint32 // request ids issued (see newID)
+
+	lmu sync.Mutex
+	srv traits // what the server was found to do (see client_adapt.go)
+	rtt time.Duration
 
 	mu          sync.Mutex
 	cn          *conn
-	calls       map[int32]*call
-	nextID      int32
-	wrapped     bool
+	calls       map[int32]*call // pipelined mode
 	closed      bool
 	lastDone    time.Time
-	abandoned   *call // see settle
+	abandoned   *abandonedReq
 	lastAttempt time.Time
 	backoff     time.Duration
 }
@@ -135,30 +166,49 @@ type Client struct {
 type conn struct {
 	nc   net.Conn
 	rd   *Reader
+	peer netip.AddrPort
 	err  error         // set once, under Client.mu, when the connection fails
 	dead chan struct{} // closed when err is set
-	wq   writeQueue
 
+	// Serial mode: who reads (see client_serial.go), and the deadlines
+	// last set, owned by the reader and by the writer.
+	turn     readTurn
+	rdl, wdl time.Time
+	utf8Sent bool // legacy Rust was asked for UTF-8 (slot holder's)
+
+	// Pipelined mode.
+	wq    writeQueue
 	woken []*call // got packets, to be woken (readLoop's own)
-
-	turn readTurn // serial mode: who reads rd (see client_read.go)
 }
 
 // Dial connects to addr ("host:port") over TCP, logs in with password and
 // returns the client. opts may be nil.
 func Dial(ctx context.Context, addr string, password string, opts *Options) (*Client, error) {
-	c, err := newClient(password, opts)
+	c, err := newClient(addr, password, opts)
 	if err != nil {
 		return nil, err
 	}
-	d := net.Dialer{Timeout: c.opts.DialTimeout}
+	dialer := c.opts.DialContext
+	if dialer == nil {
+		d := &net.Dialer{}
+		dialer = d.DialContext
+	}
 	c.dial = func(ctx context.Context) (net.Conn, error) {
-		return d.DialContext(ctx, "tcp", addr)
+		ctx, cancel := context.WithTimeout(ctx, c.opts.DialTimeout)
+		defer cancel()
+		nc, err := dialer(ctx, "tcp", addr)
+		if err != nil {
+			return nil, opError("dial", addr, err)
+		}
+		return nc, nil
+	}
+	if c.opts.NoReconnect {
+		defer func() { c.dial = nil }()
 	}
 	c.lastAttempt = time.Now()
 	nc, err := c.dial(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("rcon: dial %s: %w", addr, err)
+		return nil, err
 	}
 	if err := c.start(ctx, nc); err != nil {
 		return nil, err
@@ -170,7 +220,11 @@ func Dial(ctx context.Context, addr string, password string, opts *Options) (*Cl
 // client, which owns conn from then on. Such a client cannot reconnect.
 // opts may be nil.
 func NewClient(ctx context.Context, conn net.Conn, password string, opts *Options) (*Client, error) {
-	c, err := newClient(password, opts)
+	addr := ""
+	if a := conn.RemoteAddr(); a != nil {
+		addr = a.String()
+	}
+	c, err := newClient(addr, password, opts)
 	if err != nil {
 		conn.Close()
 		return nil, err
@@ -181,8 +235,8 @@ func NewClient(ctx context.Context, conn net.Conn, password string, opts *Option
 	return c, nil
 }
 
-func newClient(password string, opts *Options) (*Client, error) {
-	c := &Client{password: password, calls: make(map[int32]*call), backoff: MinReconnectBackoff}
+func newClient(addr, password string, opts *Options) (*Client, error) {
+	c := &Client{addr: addr, password: password, calls: make(map[int32]*call), backoff: minReconnectBackoff}
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -209,53 +263,56 @@ func newClient(password string, opts *Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.srv = prof.traits
+	c.srv.dialect = o.Dialect
+	if o.Dialect == DialectCS2 {
+		c.srv.single = true
+	}
 	if o.LooseIDs {
-		prof.anyIDs = slices.Concat(prof.anyIDs, []int32{0, -1, 42})
-		prof.serial = true
+		c.srv.addFixedIDs(0, -1, 42)
 	}
-	c.prof = prof
-	c.term = o.Terminator
-	if c.term == nil {
-		c.term = prof.term
-	}
-	if c.term == nil && o.LooseIDs {
-		c.term = QuietPeriod{}
-	}
-	if c.term == nil {
-		c.term = o.Dialect.defaultTerminator()
-	}
-	c.pipeline = o.Pipeline && o.Dialect.pipelines() && !prof.serial
-	c.coalesce = c.pipeline && o.Dialect == DialectSource
+	c.log.Logf = o.Logf
 	c.slot = make(chan struct{}, 1)
-	if c.pipeline && o.MaxInFlight > 0 {
-		c.inflight = make(chan struct{}, o.MaxInFlight)
-	}
 	c.redial = make(chan struct{}, 1)
 	c.events = make(chan Packet, o.EventBuffer)
 	return c, nil
 }
 
-// start logs in on nc and starts its read loop. It closes nc on failure.
+// start logs in on nc and starts its readers. It closes nc on failure.
 func (c *Client) start(ctx context.Context, nc net.Conn) error {
-	rd := NewReader(nc, c.opts.MaxPacketSize)
+	cn := &conn{nc: nc, rd: newReaderSize(nc, c.opts.MaxPacketSize, clientBufferSize), dead: make(chan struct{})}
+	if a, ok := nc.RemoteAddr().(*net.TCPAddr); ok && a != nil {
+		cn.peer = a.AddrPort()
+	}
+	if tc, ok := nc.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
 	if c.opts.Debug != nil {
-		rd.debug = func(b []byte) { c.opts.Debug("recv", b) }
+		cn.rd.debug = func(b []byte) { c.opts.Debug("recv", cn.peer, b) }
 	}
-	if err := c.auth(ctx, nc, rd); err != nil {
+	if err := c.login(ctx, cn); err != nil {
 		nc.Close()
-		return err
+		return opError("login", c.addr, err)
 	}
-	cn := &conn{nc: nc, rd: rd, dead: make(chan struct{})}
+	nc.SetDeadline(time.Time{})
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
 		nc.Close()
 		return ErrClientClosed
 	}
+	first := c.cn == nil
 	c.cn = cn
-	c.backoff = MinReconnectBackoff
+	c.backoff = minReconnectBackoff
 	c.readers.Add(1)
 	c.mu.Unlock()
+	if first {
+		c.pipeline = c.opts.Pipeline && c.canPipeline()
+		c.coalesce = c.pipeline
+		if c.pipeline && c.opts.MaxInFlight > 0 {
+			c.inflight = make(chan struct{}, c.opts.MaxInFlight)
+		}
+	}
 	if c.pipeline {
 		go c.readLoop(cn)
 	} else {
@@ -269,58 +326,98 @@ func (c *Client) start(ctx context.Context, nc net.Conn) error {
 	return nil
 }
 
-// auth sends SERVERDATA_AUTH and reads until AUTH_RESPONSE, skipping the
-// empty RESPONSE_VALUE classic SRCDS sends first (field notes §1.1) and
-// passing unsolicited packets to Events.
-func (c *Client) auth(ctx context.Context, nc net.Conn, rd *Reader) error {
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	if dl, ok := ctx.Deadline(); ok {
-		nc.SetDeadline(dl)
+// login sends SERVERDATA_AUTH on cn and reads until AUTH_RESPONSE,
+// skipping the empty RESPONSE_VALUE classic SRCDS sends first, passing
+// unsolicited packets to Events and learning what the answer shows of the
+// server: a reply id other than the request's (Palworld answers 0, old
+// Conan Exiles 42) is the id its replies carry from then on.
+func (c *Client) login(ctx context.Context, cn *conn) error {
+	start := time.Now()
+	dl, ok := ctx.Deadline()
+	if !ok {
+		dl = start.Add(c.opts.Timeout)
 	}
-	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
-
+	cn.nc.SetDeadline(dl)
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, func() { cn.nc.SetDeadline(pastDeadline) })
+		defer stop()
+	}
 	id := c.newID()
 	b, _ := Packet{ID: id, Type: TypeAuth, Body: []byte(c.password)}.AppendBinary(nil)
 	if c.opts.Debug != nil {
-		c.opts.Debug("send", b)
+		masked := append([]byte(nil), b...)
+		for i := 12; i < len(masked)-2; i++ {
+			masked[i] = '*'
+		}
+		c.opts.Debug("send", cn.peer, masked)
 	}
-	if _, err := nc.Write(b); err != nil {
-		return c.authErr(ctx, err)
+	if _, err := cn.nc.Write(b); err != nil {
+		return c.loginErr(ctx, dl.Sub(start), err)
 	}
+	sent := time.Now()
 	for {
-		p, err := rd.ReadPacket()
+		p, err := cn.rd.next()
 		if err != nil {
-			return c.authErr(ctx, err)
+			return c.loginErr(ctx, dl.Sub(start), err)
 		}
 		switch {
 		case p.Type == TypeAuthResponse && p.ID == -1:
-			return fmt.Errorf("%w (wrong password? servers ban addresses that keep failing)", ErrAuthFailed)
-		case p.Type == TypeAuthResponse && (p.ID == id || c.prof.acceptsID(p.ID)):
-			nc.SetDeadline(time.Time{})
-			return nil
+			return &causeError{msg: "authentication failed: the server answered the login with id -1 (wrong password)", errs: []error{ErrAuthFailed}}
 		case p.Type == TypeAuthResponse:
-			return fmt.Errorf("%w: auth response id %d for request %d", ErrProtocol, p.ID, id)
-		case p.Type == TypeResponseValue && len(p.Body) == 0 && (p.ID == id || c.prof.acceptsID(p.ID)):
-			// SRCDS's leading empty packet.
+			c.lmu.Lock()
+			c.rtt = time.Since(sent)
+			if p.ID != id && !c.srv.acceptsID(p.ID) {
+				c.srv.addFixedIDs(p.ID)
+				c.note(cn, "the login reply carries id %d, not the request's %d: replies with id %d go to the command in flight, and commands are serial", p.ID, id, p.ID)
+			}
+			c.lmu.Unlock()
+			return nil
+		case p.Type == TypeResponseValue && len(p.Body) == 0:
+			// SRCDS's empty packet before AUTH_RESPONSE.
 		default:
-			c.event(p)
+			c.unsolicited(cn, p)
 		}
 	}
 }
 
-func (c *Client) authErr(ctx context.Context, err error) error {
+// loginErr turns the error that ended a login into the client's errors.
+func (c *Client) loginErr(ctx context.Context, limit time.Duration, err error) error {
 	switch {
 	case isTimeoutErr(err):
 		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return ctx.Err()
 		}
-		return fmt.Errorf("%w: %w", ErrNoAuthResponse, ErrTimeout)
+		errs := []error{ErrNoAuthResponse, ErrTimeout}
+		if ctx.Err() != nil {
+			errs = append(errs, context.DeadlineExceeded)
+		}
+		return &causeError{msg: fmt.Sprintf("no answer to the login within %v", limit.Round(time.Millisecond)), errs: errs}
 	case isClosed(err):
-		return fmt.Errorf("%w during login: %w", ErrConnClosed, err)
+		return &causeError{
+			msg:  fmt.Sprintf("the server closed the connection during the login (%v): it may refuse the password", err),
+			errs: []error{ErrAuthFailed, ErrConnClosed, err},
+		}
 	}
-	return fmt.Errorf("rcon: login: %w", err)
+	return err
+}
+
+// causeError is a message with the errors it matches under errors.Is.
+type causeError struct {
+	msg  string
+	errs []error
+}
+
+func (e *causeError) Error() string   { return e.msg }
+func (e *causeError) Unwrap() []error { return e.errs }
+
+// Timeout reports whether one of the errors is a timeout.
+func (e *causeError) Timeout() bool {
+	for _, err := range e.errs {
+		if neterr.IsTimeout(err) {
+			return true
+		}
+	}
+	return false
 }
 
 // isClosed reports whether err means the peer went away.
@@ -335,44 +432,43 @@ func isConnReset(err error) bool {
 	return errors.As(err, &oe) && !oe.Timeout()
 }
 
-func (c *Client) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
-	if _, ok := ctx.Deadline(); ok {
-		return context.WithCancel(ctx)
-	}
-	return context.WithTimeout(ctx, c.opts.Timeout)
+// isTimeoutErr reports whether err is a deadline expiring.
+func isTimeoutErr(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
+
+// pastDeadline interrupts a blocked read at once.
+var pastDeadline = time.Unix(1, 0)
 
 // newID returns the next request id: positive, monotonic, wrapping to 1,
-// never 0, -1 or 42 (ids some servers send whatever was asked, field
-// notes §8), and never with its low 24 bits all zero, so the first
-// bytes of a real packet cannot look like Squad's stray tail.
+// never 0, -1 or 42 (ids some servers put on every reply whatever was
+// asked), and never with its low 24 bits all zero, so the first bytes of
+// a real packet cannot look like the stray tail Squad sends (see
+// squadTail).
 func (c *Client) newID() int32 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	for {
-		if c.nextID == math.MaxInt32 {
-			c.wrapped = true
-			c.nextID = 0
-		}
-		c.nextID++
-		if c.nextID != 42 && c.nextID&0xFFFFFF != 0 {
-			return c.nextID
+		id := int32(c.ids.Add(1) & math.MaxInt32)
+		if id != 0 && id != 42 && id&0xFFFFFF != 0 {
+			return id
 		}
 	}
 }
 
-// issued reports whether id is one this client may have used (c.mu held).
+// issued reports whether id is one this client may have used.
 func (c *Client) issued(id int32) bool {
-	return id > 0 && (c.wrapped || id <= c.nextID)
+	n := c.ids.Load()
+	return id > 0 && (n > math.MaxInt32 || uint32(id) <= n)
 }
 
 // Events returns the channel of unsolicited packets: Squad chat (type
-// 1), legacy Rust console lines (type 4, id -1) and any packet whose id
-// matches no request this client sent. It is buffered; when it is full
-// the oldest packet is dropped, so the reader never blocks. It is closed
+// 1), legacy Rust console lines (type 4) and any packet whose id matches
+// no request this client sent. It is buffered; when it is full the
+// oldest packet is dropped, so the reader never blocks. It is closed
 // by Close.
 func (c *Client) Events() <-chan Packet { return c.events }
 
+// event delivers p, whose body the caller gave up, on Events.
 func (c *Client) event(p Packet) {
 	c.evmu.Lock()
 	defer c.evmu.Unlock()
@@ -387,20 +483,56 @@ func (c *Client) event(p Packet) {
 		}
 		select {
 		case old := <-c.events:
-			c.logf("rcon: events full, dropped packet id %d type %v", old.ID, old.Type)
+			c.log.Printf("events full", "rcon: %s: events full, dropped packet id %d type %v", c.addr, old.ID, old.Type)
 		default:
 		}
 	}
 }
 
-func (c *Client) logf(format string, args ...any) {
+// unsolicited handles a packet that belongs to no request: Rust console
+// lines teach the client that the server is legacy Rust; empty packets
+// with id -1 are dropped; everything else goes to Events. p's body may be
+// shared.
+func (c *Client) unsolicited(cn *conn, p Packet) {
+	if p.Type == TypeRustConsole {
+		c.lmu.Lock()
+		if !c.srv.rust {
+			c.srv.rust = true
+			c.note(cn, "type-4 console lines: legacy Rust RCON; answers end with an empty packet of id -1, and the connection is switched to UTF-8")
+		}
+		c.lmu.Unlock()
+	}
+	if p.ID == -1 && p.Type == TypeResponseValue && len(p.Body) == 0 {
+		return
+	}
+	p.Body = append([]byte{}, p.Body...)
+	c.event(p)
+}
+
+// late drops a packet of a request that is over. The extra packet SRCDS
+// sends after a probe's mirror (or an empty one, Squad's malformed form)
+// is expected and dropped silently; when it is empty, the 7 stray bytes
+// Squad sends after it are skipped too.
+func (c *Client) late(cn *conn, p Packet) {
+	if len(p.Body) == 0 {
+		cn.rd.skipNext(squadTail)
+		return
+	}
+	if string(p.Body) == string(srcdsProbeTail) {
+		return
+	}
+	c.log.Printf("late", "rcon: %s: dropped late packet id %d type %v (%d bytes)", c.addr, p.ID, p.Type, len(p.Body))
+}
+
+// note logs what the client found out about the server.
+func (c *Client) note(cn *conn, format string, args ...any) {
 	if c.opts.Logf != nil {
-		c.opts.Logf(format, args...)
+		c.opts.Logf("rcon: %s: detected: "+format, append([]any{c.addr}, args...)...)
 	}
 }
 
 // Close closes the connection. Commands in flight fail with
-// ErrClientClosed and Events is closed once the reader has stopped.
+// ErrClientClosed and Events is closed once the readers have stopped.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -426,91 +558,6 @@ func (c *Client) Close() error {
 	return err
 }
 
-// readLoop routes the packets of a pipelined connection until it fails.
-// The requests that got packets are woken once no whole packet is left
-// in the buffer, so that each wakes once for all its packets of one
-// read.
-func (c *Client) readLoop(cn *conn) {
-	defer c.readers.Done()
-	for {
-		p, err := cn.rd.ReadPacket()
-		if err != nil {
-			c.fail(cn, err)
-			return
-		}
-		if cl := c.route(cn, p); cl != nil && !slices.Contains(cn.woken, cl) {
-			cn.woken = append(cn.woken, cl)
-		}
-		if !packetBuffered(cn.rd.br) || len(cn.woken) >= maxDeferredWakes {
-			cn.wakeAll()
-		}
-	}
-}
-
-// wakeAll wakes the requests that readLoop got packets for.
-func (cn *conn) wakeAll() {
-	for i, cl := range cn.woken {
-		cl.wake()
-		cn.woken[i] = nil
-	}
-	cn.woken = cn.woken[:0]
-}
-
-// maxDeferredWakes bounds the requests readLoop holds back from waking.
-const maxDeferredWakes = 16
-
-// packetBuffered reports whether br holds a whole packet, so reading it
-// will not block. It never reads.
-func packetBuffered(br *bufio.Reader) bool {
-	n := br.Buffered()
-	if n < 4 {
-		return false
-	}
-	hdr, _ := br.Peek(4)
-	return int64(int32(binary.LittleEndian.Uint32(hdr))) <= int64(n-4)
-}
-
-// route hands p to the request it answers, drops it if it answers a
-// finished request, and otherwise makes it an event. It returns the
-// request that got p, for the caller to wake.
-func (c *Client) route(cn *conn, p Packet) *call {
-	if p.Type == TypeChatValue || p.Type == TypeRustConsole {
-		c.event(p)
-		return nil
-	}
-	c.mu.Lock()
-	cl := c.calls[p.ID]
-	if cl != nil && p.ID == cl.probeID {
-		// Only the first reply to the probe ends the answer; SRCDS's
-		// extra packet that follows is a late packet.
-		delete(c.calls, p.ID)
-	}
-	if cl == nil && c.prof.acceptsID(p.ID) {
-		// Profiles with foreign ids are serial: every entry belongs to
-		// the one request in flight.
-		for _, only := range c.calls {
-			cl = only
-			break
-		}
-	}
-	late := cl == nil && c.issued(p.ID)
-	c.mu.Unlock()
-	switch {
-	case cl != nil:
-		cl.push(p, c.opts.MaxResponseSize)
-	case late:
-		if c.opts.Logf != nil { // spares boxing the arguments
-			c.logf("rcon: dropped late packet id %d type %v (%d bytes)", p.ID, p.Type, len(p.Body))
-		}
-		if c.prof.squadTail && len(p.Body) == 0 {
-			cn.rd.skipNext(squadTail)
-		}
-	default:
-		c.event(p)
-	}
-	return cl
-}
-
 // fail marks cn dead with err and fails the requests in flight on it.
 func (c *Client) fail(cn *conn, err error) {
 	c.mu.Lock()
@@ -523,7 +570,7 @@ func (c *Client) fail(cn *conn, err error) {
 		err = ErrClientClosed
 	case errors.Is(err, ErrPacketTooLarge), errors.Is(err, ErrPacketTooSmall):
 		err = fmt.Errorf("%w: %w", ErrProtocol, err)
-	case !errors.Is(err, ErrConnClosed) && !errors.Is(err, ErrProtocol):
+	case !errors.Is(err, ErrConnClosed) && !errors.Is(err, ErrProtocol) && !errors.Is(err, ErrResponseTooLarge):
 		err = fmt.Errorf("%w: %w", ErrConnClosed, err)
 	}
 	cn.err = err
@@ -538,410 +585,187 @@ func (c *Client) fail(cn *conn, err error) {
 	c.mu.Unlock()
 	cn.nc.Close()
 	for _, cl := range calls {
-		cl.setErr(err)
+		cl.finish(err)
 	}
 }
 
-// connection returns the live connection, re-dialling with backoff if
-// it dropped and Reconnect is set.
-func (c *Client) connection(ctx context.Context) (*conn, error) {
+// connection returns the live connection, dialling again with backoff if
+// it was lost and reconnecting is allowed, within ctx and dl.
+func (c *Client) connection(ctx context.Context, dl time.Time) (*conn, error) {
+	attempt := 0
+	var last error // the last attempt's
 	for {
 		c.mu.Lock()
-		cn, closed, err := c.cn, c.closed, c.cn.err
+		cn, closed := c.cn, c.closed
+		var err error
+		if cn != nil {
+			err = cn.err
+		}
 		c.mu.Unlock()
 		switch {
 		case closed:
 			return nil, ErrClientClosed
 		case err == nil:
 			return cn, nil
-		case !c.opts.Reconnect || c.dial == nil:
+		case c.dial == nil:
 			return nil, err
 		}
-		select {
-		case c.redial <- struct{}{}:
-		case <-ctx.Done():
-			return nil, ctxErr(ctx)
+		if err := c.wait(ctx, dl, c.redial); err != nil {
+			return nil, cmp.Or(last, err)
 		}
-		err = c.reconnect(ctx, cn)
+		replaced, err := c.reconnect(ctx, dl, cn)
 		<-c.redial
-		if err != nil {
+		if !replaced {
+			if err != nil {
+				return nil, cmp.Or(last, err) // no time left for another attempt
+			}
+			continue // another goroutine replaced it
+		}
+		attempt++
+		if c.opts.OnReconnect != nil {
+			c.opts.OnReconnect(attempt, err)
+		}
+		if err != nil && (errors.Is(err, ErrAuthFailed) || ctx.Err() != nil || !time.Now().Before(dl)) {
 			return nil, err
 		}
+		last = err
 	}
 }
 
 // reconnect replaces the dead connection old, unless another goroutine
-// already did. It waits out the backoff first.
-func (c *Client) reconnect(ctx context.Context, old *conn) error {
+// already did (replaced is then false). It waits out the backoff first.
+func (c *Client) reconnect(ctx context.Context, dl time.Time, old *conn) (replaced bool, err error) {
 	c.mu.Lock()
 	if c.cn != old {
 		c.mu.Unlock()
-		return nil
+		return false, nil
 	}
 	wait := time.Until(c.lastAttempt.Add(c.backoff))
 	c.mu.Unlock()
 	if wait > 0 {
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return fmt.Errorf("rcon: reconnect backoff: %w", ctxErr(ctx))
+		if time.Now().Add(wait).After(dl) {
+			return false, c.deadlineErr(ctx, dl, "no reconnection within the time left", nil)
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return false, err
 		}
 	}
 	c.mu.Lock()
 	c.lastAttempt = time.Now()
-	c.backoff = min(2*c.backoff, MaxReconnectBackoff)
+	c.backoff = min(2*c.backoff, maxReconnectBackoff)
 	c.mu.Unlock()
+	ctx, cancel := context.WithDeadline(ctx, dl)
+	defer cancel()
 	nc, err := c.dial(ctx)
 	if err != nil {
-		return fmt.Errorf("rcon: reconnect: %w", err)
+		return true, err
 	}
-	return c.start(ctx, nc)
+	return true, c.start(ctx, nc)
 }
 
-// ctxErr turns a finished context's error into the package's errors.
-func ctxErr(ctx context.Context) error {
-	err := ctx.Err()
-	if errors.Is(err, context.DeadlineExceeded) {
-		return deadlineErr()
+// wait takes the token of ch (a channel of capacity 1) within ctx and dl.
+func (c *Client) wait(ctx context.Context, dl time.Time, ch chan struct{}) error {
+	select {
+	case ch <- struct{}{}:
+		return nil
+	default:
 	}
-	return err
+	t := time.NewTimer(time.Until(dl))
+	defer t.Stop()
+	select {
+	case ch <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return c.ctxErr(ctx, dl)
+	case <-t.C:
+		return c.deadlineErr(ctx, dl, "still waiting for the previous command", nil)
+	}
 }
 
-// deadlineErr is the error of a command whose deadline passed.
-func deadlineErr() error {
-	return fmt.Errorf("%w: %w", ErrTimeout, context.DeadlineExceeded)
+// sleep waits for d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// ctxErr is the error of a wait that ctx ended.
+func (c *Client) ctxErr(ctx context.Context, dl time.Time) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return c.deadlineErr(ctx, dl, "", nil)
+	}
+	return ctx.Err()
+}
+
+// deadlineErr is the timeout of a command whose deadline dl passed,
+// saying what it was waiting for and what had arrived.
+func (c *Client) deadlineErr(ctx context.Context, dl time.Time, what string, x *exchange) error {
+	msg := "timeout"
+	if x != nil {
+		msg += fmt.Sprintf(": no complete answer within %v", dl.Sub(x.start).Round(time.Millisecond))
+		if x.packets > 0 {
+			msg += fmt.Sprintf(" (%d packets, %d bytes arrived)", x.packets, len(x.out))
+		}
+	}
+	if what != "" {
+		msg += ": " + what
+	}
+	errs := []error{ErrTimeout}
+	if _, ok := ctx.Deadline(); ok { // dl is the context's
+		errs = append(errs, context.DeadlineExceeded)
+	}
+	return &causeError{msg: msg, errs: errs}
 }
 
 // Exec runs cmd and returns its whole output as text (see DecodeText).
 // ctx bounds the command; without a deadline Options.Timeout applies. On
 // error the output that did arrive is returned with it.
 func (c *Client) Exec(ctx context.Context, cmd string) (string, error) {
-	b, err := c.ExecBytes(ctx, cmd)
-	return DecodeText(b), err
+	var s string
+	_, err := c.run(ctx, cmd, func(out []byte) { s = DecodeText(out) })
+	return s, err
 }
 
-// ExecBytes is Exec returning the raw bytes of the output.
-func (c *Client) ExecBytes(ctx context.Context, cmd string) ([]byte, error) {
+// Do runs cmd and returns its answer: the raw output, the packets it
+// came in and the round-trip time. ctx bounds the command; without a
+// deadline Options.Timeout applies. On error the response holds what did
+// arrive.
+func (c *Client) Do(ctx context.Context, cmd string) (*Response, error) {
+	r := &Response{}
+	x, err := c.run(ctx, cmd, func(out []byte) { r.Body = append([]byte{}, out...) })
+	r.Packets, r.RTT = x.packets, x.rtt
+	return r, err
+}
+
+// run runs cmd; keep is given the output before the buffer that holds it
+// is reused.
+func (c *Client) run(ctx context.Context, cmd string, keep func([]byte)) (exchange, error) {
+	x := exchange{start: time.Now()}
 	if cmd == "" || strings.ContainsRune(cmd, 0) {
-		return nil, ErrInvalidCommand
+		keep(nil)
+		return x, opError("exec", c.addr, ErrInvalidCommand)
 	}
 	if n := c.opts.Dialect.MaxCommandLen(); len(cmd) > n {
-		return nil, fmt.Errorf("%w: %d bytes, %v allows %d", ErrCommandTooLong, len(cmd), c.opts.Dialect, n)
+		keep(nil)
+		return x, opError("exec", c.addr, fmt.Errorf("%w: %d bytes, %v allows %d", ErrCommandTooLong, len(cmd), c.opts.Dialect, n))
+	}
+	c.lastUsed.Store(x.start.UnixNano())
+	dl, ok := ctx.Deadline()
+	if !ok {
+		dl = x.start.Add(c.opts.Timeout)
+	}
+	var err error
+	if c.pipeline {
+		err = c.execPipelined(ctx, dl, cmd, &x)
+		keep(x.out)
+	} else {
+		err = c.execSerial(ctx, dl, cmd, &x, keep)
 	}
 	c.lastUsed.Store(time.Now().UnixNano())
-	defer func() { c.lastUsed.Store(time.Now().UnixNano()) }()
-	canceled := ctx.Done()
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	if c.pipeline {
-		if c.inflight != nil {
-			select {
-			case c.inflight <- struct{}{}:
-				defer func() { <-c.inflight }()
-			case <-ctx.Done():
-				return nil, ctxErr(ctx)
-			}
-		}
-		return c.exec(ctx, cmd)
-	}
-	if err := c.acquire(ctx); err != nil {
-		return nil, err
-	}
-	defer c.release()
-	if canceled != nil {
-		// Reads carry the deadline; a cancellation must interrupt them.
-		stop := context.AfterFunc(ctx, c.interruptRead)
-		defer stop()
-	}
-	c.settle(ctx)
-	return c.exec(ctx, cmd)
-}
-
-// exec runs cmd on the live connection.
-func (c *Client) exec(ctx context.Context, cmd string) ([]byte, error) {
-	cn, err := c.connection(ctx)
-	if err != nil {
-		return nil, err
-	}
-	cl, err := c.register(cn)
-	if err != nil {
-		return nil, err
-	}
-	if !c.pipeline {
-		if err := c.takeTurn(ctx, cn); err != nil {
-			c.retire(cl, err)
-			return nil, err
-		}
-		defer c.endTurn(cn)
-	}
-	out, err := c.run(ctx, cl, cmd)
-	c.retire(cl, err)
-	return out, err
-}
-
-// interruptRead wakes whoever reads the live connection.
-func (c *Client) interruptRead() {
-	c.mu.Lock()
-	cn := c.cn
-	c.mu.Unlock()
-	if cn != nil {
-		cn.nc.SetReadDeadline(pastDeadline)
-	}
-}
-
-// acquire takes the serial slot and waits out CommandDelay.
-func (c *Client) acquire(ctx context.Context) error {
-	select {
-	case c.slot <- struct{}{}:
-	case <-ctx.Done():
-		return ctxErr(ctx)
-	}
-	c.mu.Lock()
-	wait := time.Until(c.lastDone.Add(c.opts.CommandDelay))
-	c.mu.Unlock()
-	if wait <= 0 {
-		return nil
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		<-c.slot
-		return ctxErr(ctx)
-	}
-}
-
-func (c *Client) release() {
-	c.mu.Lock()
-	c.lastDone = time.Now()
-	c.mu.Unlock()
-	<-c.slot
-}
-
-// register allocates the ids of a new request on cn. It fails if cn
-// died since it was picked, as fail would not see the request.
-func (c *Client) register(cn *conn) (*call, error) {
-	cl := &call{cn: cn, id: c.newID(), probeID: c.newID(), notify: make(chan struct{}, 1)}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if cn.err != nil {
-		return nil, cn.err
-	}
-	c.calls[cl.id] = cl
-	c.calls[cl.probeID] = cl
-	return cl, nil
-}
-
-// retire forgets cl; its ids count as finished from now on. With a
-// profile that accepts foreign ids, an abandoned request leaves a reply
-// that cannot be told from the next one, so the connection is dropped.
-// On a dialect that forbids back-to-back packets, a request abandoned
-// before any reply is kept as c.abandoned for settle instead.
-func (c *Client) retire(cl *call, err error) {
-	abandoned := err != nil && (errors.Is(err, ErrTimeout) || errors.Is(err, context.Canceled))
-	c.mu.Lock()
-	if abandoned && !c.opts.Dialect.backToBack() && !cl.answered() && !c.closed {
-		c.abandoned = cl
-		c.mu.Unlock()
-		return
-	}
-	delete(c.calls, cl.id)
-	delete(c.calls, cl.probeID)
-	c.mu.Unlock()
-	if abandoned && len(c.prof.anyIDs) > 0 {
-		c.fail(cl.cn, fmt.Errorf("%w: abandoned request on a %s connection", ErrConnClosed, c.prof.Name))
-	}
-}
-
-// AbandonedGrace bounds how long a command waits for the first reply to
-// an abandoned Minecraft command before it is written. The server reads
-// one packet per read and drops the connection when two arrive together
-// (field notes §1.2), so a command must not follow one it has not read
-// yet.
-const AbandonedGrace = 2 * time.Second
-
-// settle waits, within ctx and AbandonedGrace, until the request
-// abandoned by the previous command has been answered, then retires it.
-// The caller holds the serial slot.
-func (c *Client) settle(ctx context.Context) {
-	c.mu.Lock()
-	cl := c.abandoned
-	c.abandoned = nil
-	c.mu.Unlock()
-	if cl == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, AbandonedGrace)
-	defer cancel()
-	if !cl.answered() && c.takeTurn(ctx, cl.cn) == nil {
-		_, _ = c.readFor(ctx, cl, 0) // whatever ended the wait, go on
-		c.endTurn(cl.cn)
-	}
-	c.retire(cl, nil)
-}
-
-// run writes the command and collects its answer.
-func (c *Client) run(ctx context.Context, cl *call, cmd string) ([]byte, error) {
-	d := c.opts.Dialect
-	start := c.term.Start()
-	probed := start == StepProbe && d.backToBack()
-	if err := c.send(ctx, cl, cmd, probed); err != nil {
-		return nil, err
-	}
-	var (
-		out   []byte
-		n     int
-		timer *time.Timer
-	)
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
-	for {
-		silent, err := false, error(nil)
-		if c.pipeline {
-			silent, err = cl.await(ctx, c.term.Silence(n), &timer)
-		} else {
-			silent, err = c.readFor(ctx, cl, c.term.Silence(n))
-		}
-		if err != nil {
-			return out, err
-		}
-		pkts, err := cl.take()
-		if silent && len(pkts) == 0 && err == nil {
-			return out, nil
-		}
-		sendProbe := false
-		for _, p := range pkts {
-			if p.ID == cl.probeID {
-				return out, nil
-			}
-			out = append(out, p.Body...)
-			step := c.term.Packet(n, p.Body)
-			n++
-			switch step {
-			case StepDone:
-				// Once a probe is out, only its reply ends the answer:
-				// returning earlier would let the next command follow the
-				// probe before the server read it.
-				if !probed {
-					return out, nil
-				}
-			case StepProbe:
-				sendProbe = !probed
-			}
-		}
-		if err != nil {
-			return out, err
-		}
-		if start == StepProbe && !probed && n > 0 {
-			sendProbe = true
-		}
-		if sendProbe {
-			probed = true
-			if err := c.send(ctx, cl, "", true); err != nil {
-				return out, err
-			}
-		}
-	}
-}
-
-// await waits until cl is woken, or until silence (when > 0) passes
-// without a wake-up, which it reports. timer is reused across calls.
-func (cl *call) await(ctx context.Context, silence time.Duration, timer **time.Timer) (silent bool, err error) {
-	var quiet <-chan time.Time
-	if silence > 0 {
-		if *timer == nil {
-			*timer = time.NewTimer(silence)
-		} else {
-			(*timer).Reset(silence)
-		}
-		quiet = (*timer).C
-	}
-	select {
-	case <-cl.notify:
-		return false, nil
-	case <-quiet:
-		return true, nil
-	case <-ctx.Done():
-		return false, ctxErr(ctx)
-	}
-}
-
-// call is one request in flight.
-type call struct {
-	cn      *conn
-	id      int32
-	probeID int32
-	notify  chan struct{}
-
-	mu      sync.Mutex
-	queue   []Packet
-	replies int
-	size    int
-	err     error
-}
-
-func (cl *call) probe() Packet {
-	return Packet{ID: cl.probeID, Type: TypeResponseValue}
-}
-
-// push queues p for the waiting Exec, which the caller then wakes. It
-// never blocks.
-func (cl *call) push(p Packet, max int) {
-	cl.mu.Lock()
-	cl.replies++
-	if cl.err == nil {
-		cl.size += len(p.Body)
-		if cl.size > max {
-			cl.err = fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, max)
-		} else {
-			cl.queue = append(cl.queue, p)
-		}
-	}
-	cl.mu.Unlock()
-}
-
-func (cl *call) setErr(err error) {
-	cl.mu.Lock()
-	if cl.err == nil {
-		cl.err = err
-	}
-	cl.mu.Unlock()
-	cl.wake()
-}
-
-func (cl *call) wake() {
-	select {
-	case cl.notify <- struct{}{}:
-	default:
-	}
-}
-
-// answered reports whether any reply (or an error) reached cl.
-func (cl *call) answered() bool {
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
-	return cl.replies > 0 || cl.err != nil
-}
-
-// ready reports whether cl has packets or an error waiting.
-func (cl *call) ready() bool {
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
-	return len(cl.queue) > 0 || cl.err != nil
-}
-
-// take returns the queued packets and the call's error, if any.
-func (cl *call) take() ([]Packet, error) {
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
-	q := cl.queue
-	cl.queue = nil
-	return q, cl.err
+	return x, opError("exec", c.addr, err)
 }

@@ -2,18 +2,14 @@ package rcon
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
-// keepAlive sends a probe on cn whenever no command has used the client
-// for Options.KeepAlive, until cn fails. Profiles whose replies carry
-// foreign ids get no keep-alive: its reply could not be told from the
-// next command's.
+// keepAlive sends an end-of-answer probe on cn whenever no command has
+// used the client for Options.KeepAlive, until cn fails.
 func (c *Client) keepAlive(cn *conn) {
 	defer c.readers.Done()
-	if len(c.prof.anyIDs) > 0 {
-		return
-	}
 	every := c.opts.KeepAlive
 	t := time.NewTimer(every)
 	defer t.Stop()
@@ -32,35 +28,71 @@ func (c *Client) keepAlive(cn *conn) {
 	}
 }
 
-// probeIdle writes one empty RESPONSE_VALUE probe on cn, unless a command
-// is running. Its reply is dropped as a late packet; on Minecraft, whose
-// server must not get two packets back to back, the next command first
-// waits for it (see settle).
+// errKeepAlive is why a connection whose keep-alive went unanswered is
+// dropped.
+var errKeepAlive = errors.New("keep-alive probe unanswered")
+
+// probeIdle writes one probe on cn, unless a command is running, and on a
+// server known to answer probes waits for the reply: without one within
+// max(KeepAlive, the probe wait), the connection counts as lost. Servers
+// whose replies carry fixed ids get a probe only when they are known to
+// answer it, since an unread reply would be taken for the next answer;
+// legacy Rust ignores probes, and so only learns of a dead peer through
+// a failed write.
 func (c *Client) probeIdle(cn *conn) {
-	ctx, cancel := context.WithTimeout(context.Background(), c.opts.Timeout)
-	defer cancel()
-	if !c.pipeline {
-		select {
-		case c.slot <- struct{}{}:
-		default:
-			return // a command is running: the connection is not idle
+	if c.pipeline {
+		cl, err := c.register(cn)
+		if err == nil {
+			_ = c.queue(time.Now().Add(c.opts.Timeout), cl, Packet{}, true)
+			c.retire(cl)
 		}
-		defer func() { <-c.slot }()
-		c.settle(ctx)
-	}
-	cl, err := c.register(cn)
-	if err != nil {
 		return
 	}
-	if err := c.send(ctx, cl, "", true); err != nil {
-		c.retire(cl, nil)
-		return // send dropped the connection; the next command reconnects
+	select {
+	case c.slot <- struct{}{}:
+	default:
+		return // a command is running: the connection is not idle
 	}
-	if !c.opts.Dialect.backToBack() {
-		c.mu.Lock()
-		c.abandoned = cl
-		c.mu.Unlock()
+	defer func() { <-c.slot }()
+	t := c.learned()
+	answered := t.probe == yes || t.dialect == DialectMinecraft
+	if len(t.fixedIDs) > 0 && !answered {
 		return
 	}
-	c.retire(cl, nil)
+	wait := max(c.opts.KeepAlive, c.probeWait())
+	dl := time.Now().Add(min(wait, c.opts.Timeout))
+	if err := c.takeTurn(backgroundCtx, dl, cn); err != nil {
+		return
+	}
+	defer c.endTurn(cn)
+	id := c.newID()
+	if err := c.send(cn, dl, c.marker(id)); err != nil || !answered {
+		return
+	}
+	for {
+		p, err := cn.readBy(dl)
+		switch {
+		case err == nil && (p.ID == id || (t.acceptsID(p.ID) && string(p.Body) == string(srcdsProbeTail))):
+			if p.ID == id && cn.rd.wholePacketBuffered() { // SRCDS's extra packet
+				if q, err := cn.rd.next(); err == nil {
+					c.foreign(cn, q)
+				}
+			}
+			return
+		case err == nil:
+			if !t.acceptsID(p.ID) {
+				c.foreign(cn, p)
+			}
+		case !isTimeoutErr(err):
+			c.fail(cn, err)
+			return
+		case !time.Now().Before(dl):
+			c.note(cn, "no reply to the keep-alive probe within %v: connection lost", wait)
+			c.fail(cn, errKeepAlive)
+			return
+		}
+	}
 }
+
+// backgroundCtx is the context of the client's own waits.
+var backgroundCtx = context.Background()

@@ -9,7 +9,7 @@ import (
 // [DialectSource].
 type Dialect int
 
-// Dialects (rcon-field-notes.md §1.3).
+// Dialects.
 const (
 	// DialectSource is classic SRCDS (CS:GO, TF2, L4D2, Squad, ARK, ...):
 	// an empty RESPONSE_VALUE precedes AUTH_RESPONSE, long output is split
@@ -57,30 +57,12 @@ func ParseDialect(s string) (Dialect, error) {
 }
 
 // MaxCommandLen is the longest command body the dialect accepts in one
-// request: 1446 bytes for Minecraft (1460-byte single read, field notes
-// §1.2) and 4086 bytes for Source and CS2 (4096-byte size field).
+// request: 1446 bytes for Minecraft (vanilla reads a request in one read
+// of at most 1460 bytes) and 4086 bytes for Source and CS2 (Valve's
+// 4096-byte limit on the size field).
 func (d Dialect) MaxCommandLen() int {
 	if d == DialectMinecraft {
 		return 1460 - 4 - MinPacketSize
 	}
 	return 4096 - MinPacketSize
-}
-
-// pipelines reports whether several requests may be in flight at once.
-func (d Dialect) pipelines() bool { return d != DialectMinecraft }
-
-// backToBack reports whether two packets may be written without waiting
-// for the server in between (Minecraft drops the connection when they
-// coalesce into one read).
-func (d Dialect) backToBack() bool { return d != DialectMinecraft }
-
-// defaultTerminator is the end-of-response strategy of the dialect.
-func (d Dialect) defaultTerminator() Terminator {
-	switch d {
-	case DialectCS2:
-		return SinglePacket{}
-	case DialectMinecraft:
-		return MinecraftFragments{}
-	}
-	return SourceProbe{}
 }

@@ -1,8 +1,8 @@
-// Package rcon implements the Source RCON protocol (Valve, SRCDS and the
-// many games that reuse it) and its Minecraft variant, as described in
-// shared/specs/source-rcon.txt and shared/specs/minecraft-rcon.txt, with
-// the real-server quirks collected in shared/notes/rcon-field-notes.md.
-// It uses the standard library only.
+// Package rcon implements the Source RCON protocol (Valve's, spoken by
+// SRCDS and the many games that reuse it, as the Valve Developer Community
+// page "Source RCON Protocol" describes it) and its Minecraft variant
+// (wiki.vg, "RCON"), as client and as server. It uses the standard
+// library only.
 //
 // # Codec
 //
@@ -15,12 +15,74 @@
 //
 // [Dial] and [NewClient] log in and return a goroutine-safe [Client] whose
 // [Client.Exec] runs one command and returns its whole output, however many
-// packets it spans. How the end of an answer is detected depends on the
-// [Dialect] and the game [Profile] (see [Terminator]): SRCDS gets an empty
-// probe packet after each command, Minecraft stops at a short fragment and
-// probes only after a full one, CS2 and Factorio answer with one packet,
-// and unknown servers can be read until a quiet period passes. Unsolicited
-// packets (Squad chat, Rust console lines) go to [Client.Events].
+// packets it spans, and whose [Client.Do] also says how many packets it
+// took and the round-trip time. Errors are [*OpError]s naming the
+// operation and the server; a timeout is a net.Error matching
+// [ErrTimeout] and os.ErrDeadlineExceeded.
+//
+// # Right without being told
+//
+// Game servers bend the protocol in ways a client cannot know in
+// advance, and a wrong guess hangs or garbles. With zero [Options] the
+// client finds out from what the server does, and adapts for the rest of
+// the client's life (reconnections meet the same server); Options.Logf
+// receives a note for each thing it finds out. A [Profile] says the same
+// in advance, which spares the first commands of a connection the tests
+// below.
+//
+//   - The login. A reply of id -1 is a wrong password ([ErrAuthFailed]),
+//     and so is a connection closed before the login is answered (Squad
+//     closes it about 250 ms after a wrong password; the error then also
+//     matches [ErrConnClosed]). A server that stays silent (ARK, for a
+//     wrong password) costs Options.Timeout, 5 s by default, then
+//     [ErrNoAuthResponse]. A login reply carrying an id other than the
+//     request's (Palworld answers 0, old Conan Exiles 42, and so does
+//     gorcon's test server) means that the server puts that id on its
+//     replies: from then on such a reply belongs to the one command in
+//     flight, and commands are serial.
+//   - The end of an answer. SRCDS splits long output into several packets
+//     and says nothing of where it ends, so Valve's workaround is a probe:
+//     an empty RESPONSE_VALUE sent after the command, which SRCDS mirrors
+//     after the answer's last packet, followed by an extra packet. The
+//     first command of a connection goes out alone, and the probe only
+//     once its answer's first packet has arrived, when the server has
+//     read the command: servers that drop a request arriving while they
+//     handle one (ARK) or that read only the first packet of each read
+//     (legacy Rust) lose nothing. A probe that is not answered within the
+//     probe wait, max(250 ms, 4 login round trips) after the last packet,
+//     means the server ignores probes (Factorio, Palworld, legacy Rust),
+//     which all answer with one packet: the answer ends at its first
+//     packet from then on. A server that mirrored the probe gets its next
+//     probe in the command's segment, one write for both, which saves a
+//     round trip per command; if that probe goes unanswered (ARK drops
+//     it), probes follow the answer's first packet from then on. A probe
+//     answered "Unknown request 0" is a Minecraft server on another port:
+//     Minecraft's rules apply.
+//   - Minecraft. Vanilla cuts output every 4096 UTF-16 units, servers
+//     built on go-mc every 4096 bytes (even inside a UTF-8 sequence): a
+//     packet shorter than 4096 bytes is an answer's last. After a longer
+//     one the client sends an empty command, which vanilla answers
+//     harmlessly ("Unknown or incomplete command") and go-mc passes to its
+//     handler, where a type-0 probe makes go-mc hang up; the answer ends
+//     at its reply. Two packets are never written back to back, as
+//     vanilla drops the connection when two arrive in one read.
+//   - Squad sends the probe's extra packet with a size field of 10 where
+//     17 bytes follow; the 7 stray bytes are recognised and skipped (the
+//     client's ids never begin a packet with them), so the stream stays
+//     in step. Its chat packets (type 1) go to [Client.Events].
+//   - Legacy Rust (+rcon.web 0) is recognised by its type-4 console
+//     lines, which go to Events. Its answers end with an empty packet of
+//     id -1, and its "say" is answered with id -1. It sends text as
+//     single bytes, each UTF-16 unit cut to its low byte, until it gets a
+//     packet of type 5: the client sends one, alone, before its next
+//     command, and waits the probe wait before that command. The answer
+//     during which the server was recognised may already have come in
+//     single bytes; characters up to U+00FF survive that (as Latin-1),
+//     others are lost on the server. The rust-legacy profile sends the
+//     type-5 packet before the first command.
+//   - A connection lost between commands is dialled again, with backoff,
+//     before the next command is written (unless Options.NoReconnect);
+//     commands in flight when it dropped fail and are never resent.
 //
 // Commands are serial by default: each waits for the previous one, and
 // reads its own answer from the socket in its own goroutine, so a round
@@ -29,7 +91,15 @@
 // noticed. [Options].Pipeline keeps several Source commands in flight on
 // one connection instead, with a reader goroutine matching answers by id.
 //
-// Output text is returned raw: UTF-8, or Latin-1 when the bytes are not
-// valid UTF-8 (old CraftBukkit sends a bare 0xA7 for §). Package
-// rcon/mctext renders or strips Minecraft § colour codes.
+// A command's output is held once, in a buffer that never grows past
+// Options.MaxResponseSize, so that limit bounds the memory an answer
+// takes. Output is returned raw; [DecodeText] reads it as UTF-8, and the
+// bytes that are not as Latin-1 (old CraftBukkit sends a bare 0xA7 for
+// §). Package rcon/mctext renders or strips Minecraft § colour codes.
+//
+// # Server
+//
+// [Server] serves RCON in the Source, CS2 or Minecraft dialect; package
+// rcon/rcontest has fake servers that imitate the quirks of real ones,
+// for tests.
 package rcon

@@ -2,12 +2,12 @@ package rcon
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"net"
 
 	"github.com/gsq-project/gsq/internal/wire"
 )
@@ -15,16 +15,20 @@ import (
 // PacketType is the type field of an RCON packet.
 type PacketType int32
 
-// Packet types (source-rcon.txt, "Packet Type"). The value 2 means
-// EXECCOMMAND from client to server and AUTH_RESPONSE from server to
-// client; the direction decides.
+// Packet types, as named on the Valve Developer Community page "Source
+// RCON Protocol". The value 2 means EXECCOMMAND from client to server and
+// AUTH_RESPONSE from server to client; the direction decides. Types 1, 4
+// and 5 are not Valve's: Squad pushes chat as type 1, and Rust's legacy
+// RCON pushes console lines as type 4 and switches a connection to UTF-8
+// when the client sends type 5.
 const (
 	TypeResponseValue PacketType = 0 // SERVERDATA_RESPONSE_VALUE
-	TypeChatValue     PacketType = 1 // unsolicited chat line (Squad), field notes §3 SquadJS
+	TypeChatValue     PacketType = 1 // unsolicited chat line (Squad)
 	TypeExecCommand   PacketType = 2 // SERVERDATA_EXECCOMMAND
 	TypeAuthResponse  PacketType = 2 // SERVERDATA_AUTH_RESPONSE
 	TypeAuth          PacketType = 3 // SERVERDATA_AUTH
-	TypeRustConsole   PacketType = 4 // unsolicited console line (legacy Rust RCON), field notes §3 gorcon
+	TypeRustConsole   PacketType = 4 // unsolicited console line (legacy Rust RCON)
+	TypeRustUTF8      PacketType = 5 // client to legacy Rust: send text as UTF-8 from now on
 )
 
 // String returns the Valve name of the type.
@@ -40,6 +44,8 @@ func (t PacketType) String() string {
 		return "SERVERDATA_AUTH"
 	case TypeRustConsole:
 		return "RUST_CONSOLE"
+	case TypeRustUTF8:
+		return "RUST_UTF8"
 	}
 	return fmt.Sprintf("PacketType(%d)", int32(t))
 }
@@ -49,12 +55,10 @@ const (
 	// two terminating NULs.
 	MinPacketSize = 10
 	// DefaultMaxPacketSize is the default limit on the size field. It is
-	// deliberately far above Valve's 4096: Minecraft fragments reach
-	// ~12 KiB and CS2 sends single packets above 4096 bytes
-	// (rcon-field-notes.md §1.2, §1.1).
+	// deliberately far above Valve's 4096: vanilla Minecraft cuts output
+	// every 4096 UTF-16 units, which can take ~12 KiB of UTF-8, and CS2
+	// answers with one packet however long the output is.
 	DefaultMaxPacketSize = 4 << 20
-	// headerLen is the size field plus id and type.
-	headerLen = 12
 )
 
 // Packet is one RCON packet.
@@ -160,18 +164,39 @@ type Reader struct {
 	hdrN    int    // bytes of hdr read so far
 	payload []byte // the packet being read once its size is known
 	payN    int    // bytes of payload read so far
+	scratch []byte // reused for payloads that are not buffered whole
 	skip    []byte // bytes to discard first if the stream holds them next
+	partial int64  // bytes of unfinished packets read so far, ever
 
 	debug func(b []byte) // sees the wire bytes of each packet read
 }
 
+// clientBufferSize is the input buffer of a client connection's Reader:
+// a whole SRCDS fragment (4106 bytes on the wire) and then some, so most
+// packets are parsed where they lie.
+const clientBufferSize = 16 << 10
+
 // NewReader returns a Reader on r that rejects size fields above max
-// (max <= 0 means [DefaultMaxPacketSize]).
+// (max <= 0 means [DefaultMaxPacketSize]). If r is a *bufio.Reader of at
+// least the default size, the Reader reads through it, so what it
+// buffers stays visible to the caller.
 func NewReader(r io.Reader, max int) *Reader {
+	return newReaderSize(r, max, 0)
+}
+
+// newReaderSize is NewReader with an input buffer of size bytes (0: the
+// bufio default).
+func newReaderSize(r io.Reader, max, size int) *Reader {
 	if max <= 0 {
 		max = DefaultMaxPacketSize
 	}
-	return &Reader{br: bufio.NewReader(r), max: max}
+	var br *bufio.Reader
+	if size > 0 {
+		br = bufio.NewReaderSize(r, size)
+	} else {
+		br = bufio.NewReader(r)
+	}
+	return &Reader{br: br, max: max}
 }
 
 // ReadPacket reads the next packet. It returns io.EOF if the stream ends
@@ -181,14 +206,34 @@ func NewReader(r io.Reader, max int) *Reader {
 // come. After a timeout the read can be resumed (see [Reader]); after
 // any other error the stream position is undefined: discard the Reader.
 func (r *Reader) ReadPacket() (Packet, error) {
+	p, err := r.next()
+	if err == nil {
+		p.Body = bytes.Clone(p.Body)
+		if p.Body == nil {
+			p.Body = []byte{}
+		}
+	}
+	return p, err
+}
+
+// next reads the next packet as ReadPacket does, but its body is only
+// valid until the next call: it lies in the input buffer when the whole
+// packet was buffered, else in a scratch buffer the Reader reuses.
+func (r *Reader) next() (Packet, error) {
 	if r.skip != nil {
 		if err := r.skipPrefix(); err != nil {
 			return Packet{}, truncated(err, 0)
 		}
 	}
+	if r.hdrN == 0 && r.payload == nil {
+		if p, ok, err := r.buffered(); ok || err != nil {
+			return p, err
+		}
+	}
 	if r.payload == nil {
 		n, err := io.ReadFull(r.br, r.hdr[r.hdrN:])
 		r.hdrN += n
+		r.partial += int64(n)
 		if err != nil {
 			return Packet{}, truncated(err, r.hdrN)
 		}
@@ -198,10 +243,14 @@ func (r *Reader) ReadPacket() (Packet, error) {
 		if err != nil {
 			return Packet{}, err
 		}
-		r.payload = make([]byte, size)
+		if cap(r.scratch) < size {
+			r.scratch = make([]byte, size)
+		}
+		r.payload = r.scratch[:size]
 	}
 	n, err := io.ReadFull(r.br, r.payload[r.payN:])
 	r.payN += n
+	r.partial += int64(n)
 	if err != nil {
 		return Packet{}, truncated(err, 4+r.payN)
 	}
@@ -210,7 +259,59 @@ func (r *Reader) ReadPacket() (Packet, error) {
 	}
 	p := decodePayload(r.payload)
 	r.hdrN, r.payload, r.payN = 0, nil, 0
+	if cap(r.scratch) > maxKeptScratch {
+		r.scratch = nil
+	}
 	return p, nil
+}
+
+// buffered parses the next packet where it lies if the input buffer holds
+// all of it, without reading. ok reports whether it did; a size field out
+// of range is an error either way.
+func (r *Reader) buffered() (p Packet, ok bool, err error) {
+	n := r.br.Buffered()
+	if n < 4 {
+		return Packet{}, false, nil
+	}
+	hdr, _ := r.br.Peek(4)
+	size, err := checkSize(int32(binary.LittleEndian.Uint32(hdr)), r.max)
+	if err != nil {
+		return Packet{}, false, err
+	}
+	if 4+size > n {
+		return Packet{}, false, nil
+	}
+	b, _ := r.br.Peek(4 + size)
+	if r.debug != nil {
+		r.debug(b)
+	}
+	p = decodePayload(b[4:])
+	_, _ = r.br.Discard(4 + size) // b stays valid until the next read
+	return p, true, nil
+}
+
+// progress counts the bytes of packets read in pieces, so that a caller
+// whose read timed out can tell whether anything arrived meanwhile.
+func (r *Reader) progress() int64 { return r.partial }
+
+// wholePacketBuffered reports whether the input buffer holds a whole
+// packet, so reading it will not block.
+func (r *Reader) wholePacketBuffered() bool {
+	if r.hdrN != 0 || r.payload != nil {
+		return false
+	}
+	return packetBuffered(r.br)
+}
+
+// packetBuffered reports whether br holds a whole packet, so reading it
+// will not block. It never reads.
+func packetBuffered(br *bufio.Reader) bool {
+	n := br.Buffered()
+	if n < 4 {
+		return false
+	}
+	hdr, _ := br.Peek(4)
+	return int64(int32(binary.LittleEndian.Uint32(hdr))) <= int64(n-4)
 }
 
 // skipNext makes the next ReadPacket first discard prefix if the stream
@@ -236,12 +337,6 @@ func (r *Reader) skipPrefix() error {
 	}
 	r.skip = nil
 	return nil
-}
-
-// isTimeoutErr reports whether err is a deadline expiring.
-func isTimeoutErr(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // truncated maps an end of stream after n bytes of a packet to the

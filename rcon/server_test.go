@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/gsq-project/gsq/rcon"
@@ -302,7 +303,7 @@ func TestServerSplitsMinecraftByUTF16Units(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			units := rcon.UTF16Len(p.Body)
+			units := len(utf16.Encode([]rune(string(p.Body))))
 			all = append(all, p.Body...)
 			sawLarge = sawLarge || len(p.Body) > 4096
 			if !utf8.Valid(p.Body) {

@@ -3,7 +3,6 @@ package rcon
 import (
 	"fmt"
 	"time"
-	"unicode/utf8"
 )
 
 // Step tells the client what to do next while it collects an answer.
@@ -16,12 +15,12 @@ const (
 	// StepDone ends the answer with what has arrived, unless the probe
 	// was sent: then the answer ends at the probe's reply.
 	StepDone
-	// StepProbe sends the end-of-response probe (an empty
-	// RESPONSE_VALUE with its own id) unless it was already sent; the
-	// answer then ends when the server replies to the probe. On
-	// [DialectMinecraft] a probe asked for by Start is held back until
-	// the first packet of the answer has arrived, so two packets are
-	// never written back to back.
+	// StepProbe sends the end-of-answer probe (an empty RESPONSE_VALUE
+	// with its own id; an empty command on [DialectMinecraft]) unless it
+	// was already sent; the answer then ends when the server replies to
+	// the probe. On [DialectMinecraft] a probe asked for by Start is held
+	// back until the first packet of the answer has arrived, so two
+	// packets are never written back to back.
 	StepProbe
 )
 
@@ -39,8 +38,10 @@ func (s Step) String() string {
 }
 
 // Terminator is a strategy that decides where the answer to a command
-// ends. Implementations must be stateless (a Client calls them from
-// several goroutines): everything they need is passed in.
+// ends, for [Options].Terminator; without one the client finds out by
+// itself (see the package documentation). Implementations must be
+// stateless (a Client calls them from several goroutines): everything
+// they need is passed in.
 type Terminator interface {
 	// Start returns the step to take when the command is written.
 	Start() Step
@@ -53,12 +54,14 @@ type Terminator interface {
 	Silence(n int) time.Duration
 }
 
-// SourceProbe is the SRCDS strategy (Valve's own workaround, field notes
-// §1.1 and §8): right after the command, in the same write, send an empty
-// RESPONSE_VALUE. SRCDS handles requests in order, so every packet of the
-// answer arrives before the mirror of the probe. The extra packet SRCDS
-// sends after the mirror (body 0x0000 0001 0000 0000) carries the probe's
-// id and is swallowed, never reaching the next command.
+// SourceProbe is Valve's own workaround for finding the end of a split
+// answer (the Valve Developer Community page "Source RCON Protocol",
+// "Multiple-packet Responses"): right after the command, in the same
+// write, send an empty RESPONSE_VALUE. SRCDS handles requests in order,
+// so every packet of the answer arrives before the mirror of the probe.
+// The extra packet SRCDS sends after the mirror (body 0x0000 0001 0000
+// 0000) carries the probe's id and is dropped, never reaching the next
+// command.
 type SourceProbe struct{}
 
 // Start asks for the probe at once.
@@ -71,19 +74,20 @@ func (SourceProbe) Packet(int, []byte) Step { return StepContinue }
 func (SourceProbe) Silence(int) time.Duration { return 0 }
 
 // MinecraftFragmentUnits is the fragment length, in UTF-16 code units,
-// at which vanilla Minecraft cuts command output (field notes §1.2).
+// at which vanilla Minecraft cuts command output (wiki.vg, "RCON":
+// "Fragmentation").
 const MinecraftFragmentUnits = 4096
 
-// MinecraftFragments is the Minecraft strategy (field notes §1.2 and §8):
-// the server cuts output every 4096 UTF-16 code units, so a fragment
-// shorter than that is the last one. A fragment of exactly 4096 units may
-// or may not be the last (the output can be an exact multiple), so then a
-// type-0 probe is sent; the server answers it "Unknown request 0" after
-// the remaining fragments. The probe is only ever sent after a fragment
-// has arrived, so the server has already read the command and the two
-// packets cannot coalesce into one read (MC-72390). A server that
-// ignores the probe makes such answers end in [ErrTimeout], returned
-// with the output.
+// MinecraftFragments is the Minecraft strategy: the server cuts output
+// every 4096 UTF-16 code units (each at least one byte of UTF-8), or, on
+// servers built on other code, every 4096 bytes, so a fragment shorter
+// than 4096 bytes is the last one. A longer one may or may not be (the
+// output can be an exact multiple), so then a probe is sent: an empty
+// command, which vanilla answers after the remaining fragments. It is
+// only ever sent after a fragment has arrived, so the server has already
+// read the command and the two packets cannot arrive in one read, which
+// makes vanilla drop the connection. A server that ignores the probe
+// makes such answers end in [ErrTimeout], returned with the output.
 type MinecraftFragments struct{}
 
 // Start waits for the first fragment.
@@ -91,38 +95,19 @@ func (MinecraftFragments) Start() Step { return StepContinue }
 
 // Packet ends at a short fragment and probes after a full one.
 func (MinecraftFragments) Packet(_ int, body []byte) Step {
-	if UTF16Len(body) < MinecraftFragmentUnits {
-		return StepDone
+	if fullFragment(body) {
+		return StepProbe
 	}
-	return StepProbe
+	return StepDone
 }
 
 // Silence returns 0.
 func (MinecraftFragments) Silence(int) time.Duration { return 0 }
 
-// UTF16Len returns the number of UTF-16 code units Java would count for
-// the UTF-8 text b: two for a supplementary rune, one for any other rune
-// and one for each byte that is not valid UTF-8 (Java encodes an unpaired
-// surrogate, as left by a fragment cut, as the single byte '?').
-func UTF16Len(b []byte) int {
-	n := 0
-	for len(b) > 0 {
-		r, size := utf8.DecodeRune(b)
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-		b = b[size:]
-	}
-	return n
-}
-
 // SinglePacket ends the answer at its first packet: for servers that
-// never split and ignore probes (CS2, Factorio, Palworld; field notes
-// §4). NoReply, if set, is how long to wait for that packet before
-// returning an empty answer without error, for servers that do not
-// answer some commands (legacy Rust's "say"); zero waits until the
+// never split (CS2, Factorio, Palworld). NoReply, if set, is how long to
+// wait for that packet before returning an empty answer without error,
+// for servers that do not answer some commands; zero waits until the
 // deadline and then fails with [ErrTimeout].
 type SinglePacket struct {
 	NoReply time.Duration
@@ -138,10 +123,10 @@ func (SinglePacket) Packet(int, []byte) Step { return StepDone }
 func (s SinglePacket) Silence(int) time.Duration { return s.NoReply }
 
 // QuietPeriod ends the answer when no packet has arrived for Quiet after
-// the last one: a fallback for unknown servers, at the price of that
-// much latency. NoReply, if set, is how long to wait for the first packet
-// before returning an empty answer without error, for servers that do not
-// answer some commands at all (ARK, field notes §4); zero waits until the
+// the last one: a fallback for servers nothing else works with, at the
+// price of that much latency. NoReply, if set, is how long to wait for
+// the first packet before returning an empty answer without error, for
+// servers that do not answer some commands at all; zero waits until the
 // deadline and then fails with [ErrTimeout].
 type QuietPeriod struct {
 	Quiet   time.Duration // zero means DefaultQuiet

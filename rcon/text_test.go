@@ -1,6 +1,7 @@
 package rcon
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -28,20 +29,6 @@ func TestDecodeText(t *testing.T) {
 	}
 }
 
-func TestUTF16Len(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int
-	}{
-		{"", 0}, {"abc", 3}, {"é玩", 2}, {"🎮", 2}, {"\xa7c", 2}, {"a?b", 3},
-	}
-	for _, tt := range tests {
-		if got := UTF16Len([]byte(tt.in)); got != tt.want {
-			t.Errorf("UTF16Len(%q) = %d, want %d", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestMinecraftFragmentsTerminator(t *testing.T) {
 	var m MinecraftFragments
 	if m.Start() != StepContinue {
@@ -52,15 +39,14 @@ func TestMinecraftFragmentsTerminator(t *testing.T) {
 		full[i] = 'a'
 	}
 	if m.Packet(0, full) != StepProbe || m.Packet(0, full[:4095]) != StepDone {
-		t.Fatal("4096-unit fragment must probe, shorter must end")
+		t.Fatal("4096-byte fragment must probe, shorter must end")
 	}
-	// 4095 two-byte runes: 8190 bytes but fewer than 4096 units.
-	var short []byte
-	for range 4095 {
-		short = append(short, "é"...)
-	}
-	if m.Packet(0, short) != StepDone {
-		t.Fatal("byte length used instead of UTF-16 units")
+	// A fragment cut at 4096 bytes inside a UTF-8 sequence has fewer
+	// than 4096 units but may be followed by more.
+	cut := append([]byte(strings.Repeat("é", 2047)), 0xc3, 0xa9)[:4096]
+	cut[4095] = 0xe2 // the first byte of "€"
+	if m.Packet(0, cut) != StepProbe {
+		t.Fatal("a 4096-byte fragment ending inside a UTF-8 sequence was taken as the last")
 	}
 }
 
@@ -84,18 +70,5 @@ func FuzzDecodeText(f *testing.F) {
 		if utf8.Valid(b) && s != string(b) {
 			t.Fatalf("valid UTF-8 changed: %q -> %q", b, s)
 		}
-		if utf8.RuneCountInString(s) != UTF16Len(b)-surrogates(s) {
-			t.Fatalf("rune count %d vs UTF16Len %d", utf8.RuneCountInString(s), UTF16Len(b))
-		}
 	})
-}
-
-func surrogates(s string) int {
-	n := 0
-	for _, r := range s {
-		if r >= 0x10000 {
-			n++
-		}
-	}
-	return n
 }

@@ -1,6 +1,6 @@
-// Package rconbench holds the RCON benchmarks: our server and client side
-// by side with github.com/gorcon/rcon v1.4.0, pipelined throughput, large
-// responses and server memory per idle connection. It has no API; run
-// side_by_side.sh or `go test -run '^$' -bench . ./bench/rcon/`. The
-// protocol is described in shared/specs/source-rcon.txt.
+// Package rconbench holds the RCON benchmarks: our client side by side
+// with a lean reference client and github.com/gorcon/rcon v1.4.0 on one
+// server, pipelined throughput, large responses and server memory per
+// idle connection. It has no API; run side_by_side.sh or
+// `go test -run '^$' -bench . ./bench/rcon/`.
 package rconbench

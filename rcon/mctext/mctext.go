@@ -1,7 +1,7 @@
 // Package mctext renders and strips the § formatting codes Minecraft
-// servers and plugins put in RCON output (minecraft-rcon.txt, "Note on
-// ASCII text"; rcon-field-notes.md §1.2 and §8). It uses the standard
-// library only.
+// servers and plugins put in RCON output (wiki.vg's "RCON" page notes
+// them; Bukkit, Spigot and Paper plugins still emit them). It uses the
+// standard library only.
 //
 // A code is § (U+00A7) followed by one character: 0-9 and a-f select a
 // colour, k-o a style (obfuscated, bold, strikethrough, underline,

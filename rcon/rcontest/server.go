@@ -7,11 +7,14 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -23,11 +26,16 @@ import (
 // answer; a handler writing more gets an error.
 const MaxOutput = 64 << 20
 
-// maxRequestSize is the request size limit of the non-Minecraft profiles.
+// maxRequestSize is the request size limit of the profiles that set
+// none of their own.
 const maxRequestSize = 1 << 20
 
-// minecraftReadSize is vanilla's single read (rcon-field-notes.md §1.2).
-const minecraftReadSize = 1460
+// vanillaReadSize is the one read vanilla Minecraft makes per request.
+const vanillaReadSize = 1460
+
+// squadCloseDelay is how long Squad waits before closing the connection
+// of a wrong password.
+const squadCloseDelay = 250 * time.Millisecond
 
 // errOutputTooLarge is returned to handlers that exceed MaxOutput.
 var errOutputTooLarge = errors.New("rcontest: command output above MaxOutput")
@@ -42,15 +50,18 @@ type Server struct {
 	Password string       // empty refuses every login
 	Handler  rcon.Handler // nil means a zero SimHandler
 	Faults   Faults
-	// Logf, if set, receives one line for each connection the server
-	// drops on purpose, with the reason.
+	// Logf, if set, receives one line for each request the server drops
+	// and each connection it closes on purpose, with the reason.
 	Logf func(format string, args ...any)
 	// Listener is the loopback listener, bound by NewUnstartedServer.
 	Listener net.Listener
 
+	received atomic.Int64
+	dropped  atomic.Int64
+	hangups  atomic.Int64
+
 	mu      sync.Mutex
 	conns   map[net.Conn]struct{}
-	dropped int
 	started bool
 	closed  bool
 	quit    chan struct{}
@@ -103,14 +114,21 @@ func (s *Server) Addr() netip.AddrPort {
 	return netip.AddrPort{}
 }
 
-// Dropped returns how many connections the server closed on purpose: the
-// Minecraft parser's disconnects, Squad's answer to a wrong password and
+// Received returns how many requests (packets) have reached the server,
+// the dropped ones included.
+func (s *Server) Received() int64 { return s.received.Load() }
+
+// Dropped returns how many requests the server dropped without an
+// answer: those Faults.DropEvery swallowed, and those the profile drops
+// (legacy Rust's packets after the first of a read, ARK's requests that
+// arrive while it handles one).
+func (s *Server) Dropped() int64 { return s.dropped.Load() }
+
+// Hangups returns how many connections the server closed on purpose: the
+// profile's (Minecraft's parser, Squad's and go-mc's answer to a wrong
+// password, go-mc's to anything but a command) and
 // Faults.DropAfterBytes.
-func (s *Server) Dropped() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.dropped
-}
+func (s *Server) Hangups() int64 { return s.hangups.Load() }
 
 // Close stops the server, closes every connection and waits for them to
 // finish. Calling it again does nothing.
@@ -150,13 +168,26 @@ func (s *Server) serve() {
 	}
 }
 
-func (s *Server) drop(c *conn, format string, args ...any) {
-	s.mu.Lock()
-	s.dropped++
-	s.mu.Unlock()
+func (s *Server) logf(c *conn, format string, args ...any) {
 	if s.Logf != nil {
-		s.Logf("rcontest: %v: %s: dropping connection: %s", c.remote, s.Profile, fmt.Sprintf(format, args...))
+		s.Logf("rcontest: %v: %s: %s", c.remote, s.Profile, fmt.Sprintf(format, args...))
 	}
+}
+
+// hangUp counts a connection closed on purpose.
+func (s *Server) hangUp(c *conn, format string, args ...any) {
+	s.hangups.Add(1)
+	s.logf(c, "closing the connection: "+format, args...)
+}
+
+// drop counts n requests dropped without an answer; unread ones counts
+// them as received too.
+func (s *Server) drop(c *conn, n int, unread bool, format string, args ...any) {
+	if unread {
+		s.received.Add(int64(n))
+	}
+	s.dropped.Add(int64(n))
+	s.logf(c, "dropped %d request(s): "+format, append([]any{n}, args...)...)
 }
 
 func (s *Server) serveConn(nc net.Conn) {
@@ -176,16 +207,22 @@ func (s *Server) serveConn(nc net.Conn) {
 	if ta, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
 		c.remote = ta.AddrPort()
 	}
-	if !c.tr.singleRead {
+	if c.tr.read == readStream || c.tr.read == readDropBusy {
+		max := maxRequestSize
+		if c.tr.maxRequest > 0 {
+			max = c.tr.maxRequest
+		}
 		c.br = bufio.NewReader(nc)
-		c.rd = rcon.NewReader(c.br, maxRequestSize)
+		c.rd = rcon.NewReader(c.br, max)
 	}
 	for {
 		p, ok := c.read()
 		if !ok {
 			return
 		}
+		s.received.Add(1)
 		if !c.answer(p) {
+			c.flush()
 			return
 		}
 		if s.Faults.Coalesce && c.br != nil && c.br.Buffered() > 0 {
@@ -207,34 +244,102 @@ type conn struct {
 	br      *bufio.Reader
 	rd      *rcon.Reader
 	authed  bool
+	utf8    bool   // legacy Rust: the client asked for UTF-8
 	cmds    int    // commands received
 	written int    // bytes written so far
 	pending []byte // answers not written yet
+	readBuf []byte // reads of the one-read profiles
 }
 
 // read returns the next request.
 func (c *conn) read() (rcon.Packet, bool) {
-	if c.rd != nil {
-		p, err := c.rd.ReadPacket()
-		return p, err == nil
+	switch c.tr.read {
+	case readVanilla:
+		// One read of up to 1460 bytes must hold exactly one packet, or
+		// the connection is closed.
+		buf := make([]byte, vanillaReadSize)
+		n, err := c.nc.Read(buf)
+		if err != nil {
+			return rcon.Packet{}, false
+		}
+		p, used, err := rcon.ParsePacket(buf[:n], vanillaReadSize)
+		switch {
+		case err != nil:
+			c.srv.hangUp(c, "read of %d bytes is not a whole packet: %v", n, err)
+			return rcon.Packet{}, false
+		case used != n:
+			c.srv.hangUp(c, "read of %d bytes holds more than one packet (%d + %d bytes)", n, used, n-used)
+			return rcon.Packet{}, false
+		}
+		return p, true
+	case readFirstOnly:
+		return c.readFirst()
 	}
-	// Vanilla Minecraft: one read of up to 1460 bytes must hold exactly
-	// one packet, or the connection is closed.
-	buf := make([]byte, minecraftReadSize)
-	n, err := c.nc.Read(buf)
+	p, err := c.rd.ReadPacket()
 	if err != nil {
-		return rcon.Packet{}, false
-	}
-	p, used, err := rcon.ParsePacket(buf[:n], minecraftReadSize)
-	switch {
-	case err != nil:
-		c.srv.drop(c, "read of %d bytes is not a whole packet: %v", n, err)
-		return rcon.Packet{}, false
-	case used != n:
-		c.srv.drop(c, "read of %d bytes holds more than one packet (%d + %d bytes)", n, used, n-used)
+		if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+			c.srv.hangUp(c, "%v", err)
+		}
 		return rcon.Packet{}, false
 	}
 	return p, true
+}
+
+// readFirst reads until the bytes read hold a whole packet, keeps the
+// first and drops the rest of that read, as legacy Rust does.
+func (c *conn) readFirst() (rcon.Packet, bool) {
+	buf := c.readBuf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, 4096)
+		}
+		n, err := c.nc.Read(buf[len(buf):cap(buf)])
+		if err != nil {
+			return rcon.Packet{}, false
+		}
+		buf = buf[:len(buf)+n]
+		p, used, err := rcon.ParsePacket(buf, maxRequestSize)
+		if errors.Is(err, rcon.ErrTruncated) {
+			continue
+		}
+		if err != nil {
+			c.srv.hangUp(c, "%v", err)
+			return rcon.Packet{}, false
+		}
+		if rest := buf[used:]; len(rest) > 0 {
+			c.srv.drop(c, countPackets(rest), true, "not the first packet of the read")
+		}
+		p.Body = bytes.Clone(p.Body)
+		c.readBuf = buf[:0]
+		return p, true
+	}
+}
+
+// countPackets counts the packets that begin in b, the last perhaps
+// incomplete.
+func countPackets(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		n++
+		_, used, err := rcon.ParsePacket(b, maxRequestSize)
+		if err != nil {
+			break
+		}
+		b = b[used:]
+	}
+	return n
+}
+
+// dropBusy drops what arrived together with the request being handled,
+// as ARK does.
+func (c *conn) dropBusy() {
+	if c.tr.read != readDropBusy || c.br.Buffered() == 0 {
+		return
+	}
+	rest, _ := c.br.Peek(c.br.Buffered())
+	n := countPackets(rest)
+	_, _ = c.br.Discard(len(rest))
+	c.srv.drop(c, n, true, "arrived while another request was handled")
 }
 
 // add appends one packet to the pending output.
@@ -249,14 +354,22 @@ func (c *conn) answer(p rcon.Packet) bool {
 	switch {
 	case p.Type == rcon.TypeAuth:
 		return c.login(p)
+	case tr.authFirst && !c.authed:
+		c.srv.hangUp(c, "type %d request before the login", p.Type)
+		return false
 	case !c.authed && tr.unauthMinus1:
 		c.add(-1, rcon.TypeAuthResponse, nil)
 	case !c.authed:
 		if p.Type == rcon.TypeExecCommand {
-			c.add(p.ID, rcon.TypeResponseValue, nil)
+			c.add(c.replyID(p.ID), rcon.TypeResponseValue, nil)
 		}
 	case p.Type == rcon.TypeExecCommand:
 		c.command(p)
+	case tr.lowBytes && p.Type == rcon.TypeRustUTF8:
+		c.utf8 = true
+	case tr.probe == probeHangUp:
+		c.srv.hangUp(c, "type %d request is not a command", p.Type)
+		return false
 	case tr.probe == probeUnknownRequest:
 		c.add(p.ID, rcon.TypeResponseValue, []byte("Unknown request "+strconv.FormatUint(uint64(uint32(p.Type)), 16)))
 	case p.Type == rcon.TypeResponseValue && (tr.probe == probeMirror || tr.probe == probeMirrorMalformed):
@@ -268,6 +381,7 @@ func (c *conn) answer(p rcon.Packet) bool {
 			copy(c.pending[start:], []byte{10, 0, 0, 0}) // Squad: size 10, 17 bytes follow
 		}
 	}
+	c.dropBusy()
 	return true
 }
 
@@ -284,24 +398,33 @@ func (c *conn) login(p rcon.Packet) bool {
 		pw = pw[:i]
 	}
 	c.authed = c.srv.Password != "" && subtle.ConstantTimeCompare(pw, []byte(c.srv.Password)) == 1
-	switch {
-	case !c.authed && c.tr.badPassword == badPasswordClose:
-		c.srv.drop(c, "wrong password")
-		return false
-	case !c.authed && c.tr.badPassword == badPasswordSilent:
-		return true
+	if !c.authed {
+		switch c.tr.badPassword {
+		case badPasswordClose:
+			t := time.NewTimer(squadCloseDelay)
+			select {
+			case <-t.C:
+			case <-c.srv.quit:
+				t.Stop()
+			}
+			c.srv.hangUp(c, "wrong password")
+			return false
+		case badPasswordSilent:
+			return true
+		}
 	}
 	if c.tr.preAuthEmpty {
-		c.add(p.ID, rcon.TypeResponseValue, nil)
+		c.add(c.replyID(p.ID), rcon.TypeResponseValue, nil)
 	}
-	switch {
-	case !c.authed:
+	if !c.authed {
 		c.add(-1, rcon.TypeAuthResponse, nil)
-	case c.tr.authID != nil:
-		c.add(*c.tr.authID, rcon.TypeAuthResponse, nil)
-	default:
-		c.add(p.ID, rcon.TypeAuthResponse, nil)
+		if c.tr.badPassword == badPasswordMinusOneClose {
+			c.srv.hangUp(c, "wrong password")
+			return false
+		}
+		return true
 	}
+	c.add(c.replyID(p.ID), rcon.TypeAuthResponse, nil)
 	return true
 }
 
@@ -316,10 +439,11 @@ func (c *conn) command(p rcon.Packet) {
 	}
 	c.cmds++
 	if n := c.srv.Faults.DropEvery; n > 0 && c.cmds%n == 0 {
+		c.srv.drop(c, 1, false, "Faults.DropEvery")
 		return
 	}
 	if tr.rustConsole {
-		c.add(-1, rcon.TypeRustConsole, []byte("[rcon] executing: "+string(cmd)))
+		c.add(-1, rcon.TypeRustConsole, c.text("[rcon] executing: "+string(cmd)))
 	}
 	if tr.chat {
 		c.add(0, rcon.TypeChatValue, []byte("[ChatAll] [SteamID:76561198000000000] Player : hello from squad"))
@@ -329,15 +453,19 @@ func (c *conn) command(p rcon.Packet) {
 		out = []byte(tr.noOutputReply)
 	}
 	id := c.replyID(p.ID)
-	if tr.rustConsole && isSay(cmd) {
-		c.add(-1, rcon.TypeResponseValue, out)
-		return
-	}
 	switch {
+	case tr.rustConsole && isSay(cmd):
+		c.add(-1, rcon.TypeResponseValue, c.text(string(out)))
 	case tr.vanillaSplit:
 		for _, body := range vanillaFragments(out) {
 			c.add(id, rcon.TypeResponseValue, body)
 		}
+	case tr.cutAnywhere:
+		for len(out) > tr.splitBytes {
+			c.add(id, rcon.TypeResponseValue, out[:tr.splitBytes])
+			out = out[tr.splitBytes:]
+		}
+		c.add(id, rcon.TypeResponseValue, out)
 	case tr.splitBytes > 0:
 		sp := rcon.NewSplitter(rcon.DialectSource, tr.splitBytes, func(body []byte) error {
 			c.add(id, rcon.TypeResponseValue, body)
@@ -346,8 +474,26 @@ func (c *conn) command(p rcon.Packet) {
 		_, _ = sp.Write(out)
 		_ = sp.Close()
 	default:
-		c.add(id, rcon.TypeResponseValue, out)
+		c.add(id, rcon.TypeResponseValue, c.text(string(out)))
 	}
+	if tr.rustConsole {
+		c.add(-1, rcon.TypeResponseValue, nil)
+	}
+}
+
+// text encodes s as the connection sends text: UTF-8, or for legacy Rust
+// before the client asked for UTF-8, each UTF-16 unit cut to its low
+// byte.
+func (c *conn) text(s string) []byte {
+	if !c.tr.lowBytes || c.utf8 {
+		return []byte(s)
+	}
+	units := utf16.Encode([]rune(s))
+	b := make([]byte, len(units))
+	for i, u := range units {
+		b[i] = byte(u)
+	}
+	return b
 }
 
 func isSay(cmd []byte) bool {
@@ -393,7 +539,7 @@ func (c *conn) flush() bool {
 		return false
 	}
 	if drop {
-		c.srv.drop(c, "DropAfterBytes reached after %d bytes", c.written)
+		c.srv.hangUp(c, "Faults.DropAfterBytes reached after %d bytes", c.written)
 		return false
 	}
 	return true

@@ -15,9 +15,10 @@ import (
 
 const pw = "hunter2"
 
-// clientOptions are the client options matching each profile.
+// clientOptions are the client options that know each profile in
+// advance: an rcon game profile, or the dialect.
 var clientOptions = map[rcontest.Profile]rcon.Options{
-	rcontest.SRCDS:      {},
+	rcontest.SRCDS:      {Profile: "srcds"},
 	rcontest.CS2:        {Dialect: rcon.DialectCS2},
 	rcontest.Minecraft:  {Dialect: rcon.DialectMinecraft},
 	rcontest.Factorio:   {Profile: "factorio"},
@@ -26,6 +27,7 @@ var clientOptions = map[rcontest.Profile]rcon.Options{
 	rcontest.Squad:      {Profile: "squad"},
 	rcontest.ARK:        {Profile: "ark"},
 	rcontest.RustLegacy: {Profile: "rust-legacy"},
+	rcontest.GoMC:       {Dialect: rcon.DialectMinecraft},
 }
 
 func start(t testing.TB, p rcontest.Profile, f rcontest.Faults) *rcontest.Server {
@@ -91,9 +93,14 @@ func expectClosed(t testing.TB, c *rcontest.RawConn) {
 	}
 }
 
+// TestProfilesWithClient runs a conversation against every profile with
+// a client that knows the server in advance (an rcon game profile or
+// the dialect), so it tests nothing by itself.
 func TestProfilesWithClient(t *testing.T) {
+	t.Parallel()
 	for _, p := range rcontest.Profiles() {
 		t.Run(p.String(), func(t *testing.T) {
+			t.Parallel()
 			s := start(t, p, rcontest.Faults{})
 			c, err := dial(t, s, pw)
 			if err != nil {
@@ -101,46 +108,20 @@ func TestProfilesWithClient(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			for cmd, want := range map[string]string{
-				"echo héllo": "héllo\n",
-				"big 10000":  rcontest.BigOutput(10000),
+			empty := ""
+			if p == rcontest.ARK {
+				empty = "Server received, But no response!! \n "
+			}
+			for _, step := range []struct{ cmd, want string }{
+				{"echo héllo", "héllo\n"},
+				{"big 10000", rcontest.BigOutput(10000)},
+				{"big 0", empty},
+				{"say hi", "Console: hi\n"},
 			} {
-				got, err := c.Exec(ctx, cmd)
-				if err != nil || got != want {
-					t.Errorf("Exec(%q) = %d bytes %.40q, %v; want %d bytes", cmd, len(got), got, err, len(want))
+				got, err := c.Exec(ctx, step.cmd)
+				if err != nil || got != step.want {
+					t.Errorf("Exec(%q) = %d bytes %.40q, %v; want %d bytes", step.cmd, len(got), got, err, len(step.want))
 				}
-			}
-			if p == rcontest.ARK {
-				if got, err := c.Exec(ctx, "big 0"); err != nil || got != "Server received, But no response!!" {
-					t.Errorf("ARK empty output = %q, %v", got, err)
-				}
-			}
-		})
-	}
-}
-
-func TestProfilesWrongPassword(t *testing.T) {
-	want := map[rcontest.Profile]error{
-		rcontest.Squad: rcon.ErrConnClosed,
-		rcontest.ARK:   rcon.ErrNoAuthResponse,
-	}
-	for _, p := range rcontest.Profiles() {
-		t.Run(p.String(), func(t *testing.T) {
-			s := start(t, p, rcontest.Faults{})
-			opts := clientOptions[p]
-			wait := 10 * time.Second
-			if p == rcontest.ARK {
-				wait = time.Second // ARK never answers
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), wait)
-			defer cancel()
-			_, err := rcon.Dial(ctx, s.Addr().String(), "wrong", &opts)
-			w := want[p]
-			if w == nil {
-				w = rcon.ErrAuthFailed
-			}
-			if !errors.Is(err, w) {
-				t.Fatalf("Dial with a wrong password: %v, want %v", err, w)
 			}
 		})
 	}
@@ -148,49 +129,157 @@ func TestProfilesWrongPassword(t *testing.T) {
 
 var tail = string([]byte{0, 0, 0, 1, 0, 0, 0})
 
+// exchange is one write of packets and the packets it must bring. One
+// that brings nothing waits until the server has read its packets, so
+// that the next write cannot share its read.
+type exchange struct {
+	send []rcon.Packet
+	want []rcon.Packet
+}
+
+// waitReceived waits until n requests have reached s.
+func waitReceived(t *testing.T, s *rcontest.Server, n int64) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); s.Received() < n; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests reached the server, want %d", s.Received(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func TestProfilesRaw(t *testing.T) {
+	t.Parallel()
 	login := pkt(5, rcon.TypeAuth, pw)
+	cmd := func(id int32, body string) rcon.Packet { return pkt(id, rcon.TypeExecCommand, body) }
+	probe := func(id int32) rcon.Packet { return pkt(id, rcon.TypeResponseValue, "") }
+	one := func(p ...rcon.Packet) []rcon.Packet { return p }
+	chat := pkt(0, rcon.TypeChatValue, "[ChatAll] [SteamID:76561198000000000] Player : hello from squad")
 	tests := []struct {
 		profile rcontest.Profile
-		send    []rcon.Packet
-		want    []rcon.Packet
+		steps   []exchange
 	}{
-		{rcontest.SRCDS, []rcon.Packet{login, pkt(6, rcon.TypeExecCommand, "echo a"), pkt(7, rcon.TypeResponseValue, "")},
-			[]rcon.Packet{pkt(5, 0, ""), pkt(5, 2, ""), pkt(6, 0, "a\n"), pkt(7, 0, ""), pkt(7, 0, tail)}},
-		{rcontest.SRCDS, []rcon.Packet{pkt(6, rcon.TypeExecCommand, "echo a")}, []rcon.Packet{pkt(6, 0, "")}},
-		{rcontest.CS2, []rcon.Packet{login, pkt(6, rcon.TypeExecCommand, "big 5000")},
-			[]rcon.Packet{pkt(5, 2, ""), pkt(6, 0, rcontest.BigOutput(5000))}},
-		{rcontest.Factorio, []rcon.Packet{login, pkt(6, rcon.TypeExecCommand, ""), pkt(7, rcon.TypeResponseValue, ""), pkt(8, rcon.TypeExecCommand, "echo f")},
-			[]rcon.Packet{pkt(5, 0, ""), pkt(5, 2, ""), pkt(8, 0, "f\n")}},
-		{rcontest.Palworld, []rcon.Packet{login, pkt(6, rcon.TypeExecCommand, "echo p")},
-			[]rcon.Packet{pkt(5, 0, ""), pkt(5, 2, ""), pkt(0, 0, "p\n")}},
-		{rcontest.Conan, []rcon.Packet{login, pkt(6, rcon.TypeExecCommand, "echo c")},
-			[]rcon.Packet{pkt(5, 0, ""), pkt(42, 2, ""), pkt(42, 0, "c\n")}},
-		{rcontest.ARK, []rcon.Packet{login, pkt(6, rcon.TypeExecCommand, "big 0")},
-			[]rcon.Packet{pkt(5, 0, ""), pkt(5, 2, ""), pkt(6, 0, "Server received, But no response!!")}},
-		{rcontest.RustLegacy, []rcon.Packet{login, pkt(6, rcon.TypeExecCommand, "echo r"), pkt(7, rcon.TypeExecCommand, "say hi")},
-			[]rcon.Packet{pkt(5, 0, ""), pkt(5, 2, ""),
-				pkt(-1, rcon.TypeRustConsole, "[rcon] executing: echo r"), pkt(6, 0, "r\n"),
-				pkt(-1, rcon.TypeRustConsole, "[rcon] executing: say hi"), pkt(-1, 0, "Console: hi\n")}},
-		{rcontest.Squad, []rcon.Packet{login, pkt(6, rcon.TypeExecCommand, "echo s")},
-			[]rcon.Packet{pkt(5, 0, ""), pkt(5, 2, ""),
-				pkt(0, rcon.TypeChatValue, "[ChatAll] [SteamID:76561198000000000] Player : hello from squad"), pkt(6, 0, "s\n")}},
+		{rcontest.SRCDS, []exchange{
+			{one(cmd(6, "echo a")), one(pkt(6, 0, ""))}, // before the login
+			{one(login, cmd(6, "echo a"), probe(7)), one(pkt(5, 0, ""), pkt(5, 2, ""), pkt(6, 0, "a\n"), pkt(7, 0, ""), pkt(7, 0, tail))},
+		}},
+		{rcontest.CS2, []exchange{
+			{one(login, cmd(6, "big 5000")), one(pkt(5, 2, ""), pkt(6, 0, rcontest.BigOutput(5000)))},
+		}},
+		{rcontest.Factorio, []exchange{
+			{one(login, cmd(6, ""), probe(7), cmd(8, "echo f")), one(pkt(5, 0, ""), pkt(5, 2, ""), pkt(8, 0, "f\n"))},
+		}},
+		{rcontest.Palworld, []exchange{
+			{one(login), one(pkt(0, 2, ""))},
+			{one(cmd(6, "echo p"), probe(7), cmd(8, "echo q")), one(pkt(0, 0, "p\n"), pkt(0, 0, "q\n"))},
+		}},
+		{rcontest.Conan, []exchange{
+			{one(login, cmd(6, "echo c"), probe(7)), one(pkt(42, 0, ""), pkt(42, 2, ""), pkt(42, 0, "c\n"), pkt(42, 0, ""), pkt(42, 0, tail))},
+		}},
+		{rcontest.ARK, []exchange{
+			{one(login), one(pkt(5, 0, ""), pkt(5, 2, ""))},
+			// The probe comes in the command's read: dropped.
+			{one(cmd(6, "big 0"), probe(7)), one(pkt(6, 0, "Server received, But no response!! \n "))},
+			{one(probe(8)), one(pkt(8, 0, ""), pkt(8, 0, tail))},
+		}},
+		{rcontest.RustLegacy, []exchange{
+			{one(login), one(pkt(5, 0, ""), pkt(5, 2, ""))},
+			// Only the first packet of a read counts; text is single bytes.
+			{one(cmd(6, "echo é€"), cmd(7, "echo dropped")), one(
+				pkt(-1, rcon.TypeRustConsole, "[rcon] executing: echo \xe9\xac"), pkt(6, 0, "\xe9\xac\n"), pkt(-1, 0, ""))},
+			{one(cmd(9, "say hi")), one(pkt(-1, rcon.TypeRustConsole, "[rcon] executing: say hi"), pkt(-1, 0, "Console: hi\n"), pkt(-1, 0, ""))},
+			{one(pkt(10, rcon.TypeRustUTF8, "")), nil},
+			{one(cmd(11, "echo é€")), one(pkt(-1, rcon.TypeRustConsole, "[rcon] executing: echo é€"), pkt(11, 0, "é€\n"), pkt(-1, 0, ""))},
+		}},
+		{rcontest.Squad, []exchange{
+			{one(login, cmd(6, "echo s")), one(pkt(5, 0, ""), pkt(5, 2, ""), chat, pkt(6, 0, "s\n"))},
+		}},
+		{rcontest.GoMC, []exchange{
+			{one(login), one(pkt(5, 2, ""))},
+			{one(cmd(6, "big 5000")), one(pkt(6, 0, rcontest.BigOutput(5000)[:4096]), pkt(6, 0, rcontest.BigOutput(5000)[4096:]))},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.profile.String(), func(t *testing.T) {
+			t.Parallel()
 			s := start(t, tt.profile, rcontest.Faults{})
 			c := raw(t, s)
-			if err := c.Send(tt.send...); err != nil {
-				t.Fatal(err)
+			for _, step := range tt.steps {
+				before := s.Received()
+				if err := c.Send(step.send...); err != nil {
+					t.Fatal(err)
+				}
+				expect(t, c, step.want...)
+				if len(step.want) == 0 {
+					waitReceived(t, s, before+int64(len(step.send)))
+				}
 			}
-			expect(t, c, tt.want...)
 		})
 	}
+}
+
+// TestDropsAndHangups checks the counters of what a profile drops and
+// the connections it closes.
+func TestDropsAndHangups(t *testing.T) {
+	t.Parallel()
+	t.Run("rust-legacy drops all but the first packet of a read", func(t *testing.T) {
+		t.Parallel()
+		s := start(t, rcontest.RustLegacy, rcontest.Faults{})
+		c := raw(t, s)
+		if err := c.Login(1, pw); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Send(pkt(2, rcon.TypeExecCommand, "echo a"), pkt(3, rcon.TypeExecCommand, "echo b"), pkt(4, 0, "")); err != nil {
+			t.Fatal(err)
+		}
+		expect(t, c, pkt(-1, rcon.TypeRustConsole, "[rcon] executing: echo a"), pkt(2, 0, "a\n"), pkt(-1, 0, ""))
+		if s.Received() != 4 || s.Dropped() != 2 {
+			t.Errorf("Received() = %d, Dropped() = %d; want 4 and 2", s.Received(), s.Dropped())
+		}
+	})
+	t.Run("gomc hangs up on a probe", func(t *testing.T) {
+		t.Parallel()
+		s := start(t, rcontest.GoMC, rcontest.Faults{})
+		c := raw(t, s)
+		if err := c.Login(1, pw); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Send(pkt(2, 0, "")); err != nil {
+			t.Fatal(err)
+		}
+		expectClosed(t, c)
+		if s.Hangups() != 1 {
+			t.Errorf("Hangups() = %d", s.Hangups())
+		}
+	})
+	t.Run("gomc hangs up after a wrong password", func(t *testing.T) {
+		t.Parallel()
+		s := start(t, rcontest.GoMC, rcontest.Faults{})
+		c := raw(t, s)
+		if err := c.Send(pkt(1, rcon.TypeAuth, "wrong")); err != nil {
+			t.Fatal(err)
+		}
+		expect(t, c, pkt(-1, 2, ""))
+		expectClosed(t, c)
+	})
+	t.Run("squad closes on a wrong password", func(t *testing.T) {
+		t.Parallel()
+		s := start(t, rcontest.Squad, rcontest.Faults{})
+		c := raw(t, s)
+		if err := c.Send(pkt(1, rcon.TypeAuth, "wrong")); err != nil {
+			t.Fatal(err)
+		}
+		expectClosed(t, c)
+		if s.Hangups() != 1 {
+			t.Errorf("Hangups() = %d", s.Hangups())
+		}
+	})
 }
 
 // TestSquadMalformedMirror checks the exact bytes of Squad's answer to a
 // probe: the extra packet's size field says 10 but 17 bytes follow.
 func TestSquadMalformedMirror(t *testing.T) {
+	t.Parallel()
 	s := start(t, rcontest.Squad, rcontest.Faults{})
 	c := raw(t, s)
 	if err := c.Login(1, pw); err != nil {
@@ -219,6 +308,7 @@ func TestSquadMalformedMirror(t *testing.T) {
 }
 
 func TestMinecraftVanillaParser(t *testing.T) {
+	t.Parallel()
 	t.Run("one packet per read works", func(t *testing.T) {
 		s := start(t, rcontest.Minecraft, rcontest.Faults{})
 		c := raw(t, s)
@@ -238,8 +328,8 @@ func TestMinecraftVanillaParser(t *testing.T) {
 			t.Fatal(err)
 		}
 		expectClosed(t, c)
-		if s.Dropped() != 1 {
-			t.Errorf("Dropped() = %d", s.Dropped())
+		if s.Hangups() != 1 {
+			t.Errorf("Hangups() = %d", s.Hangups())
 		}
 	})
 	t.Run("split packet drops the connection", func(t *testing.T) {
@@ -279,6 +369,7 @@ func TestMinecraftVanillaParser(t *testing.T) {
 }
 
 func TestFaults(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		faults rcontest.Faults
@@ -308,6 +399,7 @@ func TestFaults(t *testing.T) {
 }
 
 func TestFaultCoalesceRaw(t *testing.T) {
+	t.Parallel()
 	s := start(t, rcontest.SRCDS, rcontest.Faults{Coalesce: true})
 	c := raw(t, s)
 	if err := c.Send(pkt(1, rcon.TypeAuth, pw), pkt(2, 2, "echo a"), pkt(3, 2, "echo b"), pkt(4, 0, "")); err != nil {
@@ -318,6 +410,7 @@ func TestFaultCoalesceRaw(t *testing.T) {
 }
 
 func TestFaultDropEvery(t *testing.T) {
+	t.Parallel()
 	// On CS2 the client waits for the one answer packet, so a swallowed
 	// command times out (a probing client would see the probe's mirror
 	// and return empty output).
@@ -339,9 +432,14 @@ func TestFaultDropEvery(t *testing.T) {
 }
 
 func TestFaultDropAfterBytes(t *testing.T) {
+	t.Parallel()
 	// Login takes 28 bytes; the drop falls inside the answer's size word.
 	s := start(t, rcontest.SRCDS, rcontest.Faults{DropAfterBytes: 30})
-	c, err := dial(t, s, pw)
+	opts := rcon.Options{NoReconnect: true}
+	c, err := rcon.Dial(context.Background(), s.Addr().String(), pw, &opts)
+	if err == nil {
+		defer c.Close()
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,20 +448,21 @@ func TestFaultDropAfterBytes(t *testing.T) {
 	if _, err := c.Exec(ctx, "echo x"); !errors.Is(err, rcon.ErrConnClosed) {
 		t.Fatalf("Exec = %v, want ErrConnClosed", err)
 	}
-	if s.Dropped() != 1 {
-		t.Errorf("Dropped() = %d", s.Dropped())
+	if s.Hangups() != 1 {
+		t.Errorf("Hangups() = %d", s.Hangups())
 	}
 }
 
-func TestParseProfile(t *testing.T) {
+func TestLookupProfile(t *testing.T) {
+	t.Parallel()
 	for _, p := range rcontest.Profiles() {
-		got, err := rcontest.ParseProfile(strings.ToUpper(p.String()))
+		got, err := rcontest.LookupProfile(strings.ToUpper(p.String()))
 		if err != nil || got != p {
-			t.Errorf("ParseProfile(%q) = %v, %v", p, got, err)
+			t.Errorf("LookupProfile(%q) = %v, %v", p, got, err)
 		}
 	}
-	if _, err := rcontest.ParseProfile("quake"); err == nil {
-		t.Error("ParseProfile(quake) succeeded")
+	if _, err := rcontest.LookupProfile("quake"); err == nil || !strings.Contains(err.Error(), strings.Join(rcontest.ProfileNames(), ", ")) {
+		t.Errorf("LookupProfile(quake) = %v, want an error listing the names", err)
 	}
 	if s := rcontest.Profile(99).String(); s != "Profile(99)" {
 		t.Errorf("String() = %q", s)

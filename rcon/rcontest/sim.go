@@ -27,6 +27,7 @@ type SimPlayer struct {
 //
 //	status      SRCDS-style status: hostname, map, player counts, one row per player
 //	players     "Players (N/MAX):" then "NAME SCORE DURATION" per player
+//	list        Minecraft's "There are N of a max of MAX players online: A, B"
 //	echo ARGS   ARGS
 //	say ARGS    "Console: ARGS"
 //	big N       exactly N bytes (0 <= N <= MaxBig) of BigOutput(N), streamed
@@ -55,6 +56,12 @@ func (h *SimHandler) ServeRCON(_ context.Context, w rcon.ResponseWriter, cmd str
 		for _, p := range h.Players {
 			fmt.Fprintf(w, "%s %d %s\n", p.Name, p.Score, p.Duration.Round(time.Second))
 		}
+	case "list":
+		names := make([]string, len(h.Players))
+		for i, p := range h.Players {
+			names[i] = p.Name
+		}
+		fmt.Fprintf(w, "There are %d of a max of %d players online: %s\n", len(h.Players), h.MaxPlayers, strings.Join(names, ", "))
 	case "echo":
 		io.WriteString(w, args+"\n")
 	case "say":
@@ -67,7 +74,7 @@ func (h *SimHandler) ServeRCON(_ context.Context, w rcon.ResponseWriter, cmd str
 		}
 		_ = WriteBig(w, n)
 	case "help":
-		io.WriteString(w, "commands: status, players, echo ARGS, say ARGS, big N, help\n")
+		io.WriteString(w, "commands: status, players, list, echo ARGS, say ARGS, big N, help\n")
 	default:
 		fmt.Fprintf(w, "Unknown command %q\n", name)
 	}

@@ -1,0 +1,161 @@
+package rcon_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gsq-project/gsq/rcon"
+	"github.com/gsq-project/gsq/rcon/rcontest"
+)
+
+// conversation is a run of commands and the exact output each must give.
+type conversation []struct{ cmd, want string }
+
+// defaultConversation runs against every profile: short and long
+// answers, non-ASCII text, an answer of exactly two full SRCDS
+// fragments, and the long answer between two short ones that desynced
+// clients on Squad's malformed mirror.
+func defaultConversation(p rcontest.Profile) conversation {
+	empty := ""
+	if p == rcontest.ARK {
+		empty = "Server received, But no response!! \n "
+	}
+	return conversation{
+		{"echo a", "a\n"},
+		{"big 20000", rcontest.BigOutput(20000)},
+		{"echo c", "c\n"},
+		{"echo grüße € 😀", "grüße € 😀\n"},
+		{"big 8172", rcontest.BigOutput(8172)},
+		{"big 8192", rcontest.BigOutput(8192)},
+		{"big 0", empty},
+		{"say hi", "Console: hi\n"},
+		{"big 100000", rcontest.BigOutput(100000)},
+		{"echo last", "last\n"},
+	}
+}
+
+// zeroOptions is what a user who knows nothing of the server passes: no
+// Options at all, or for the Minecraft-shaped ones the dialect only.
+func zeroOptions(p rcontest.Profile) *rcon.Options {
+	if p == rcontest.Minecraft || p == rcontest.GoMC {
+		return &rcon.Options{Dialect: rcon.DialectMinecraft}
+	}
+	return nil
+}
+
+// logSink collects a client's Logf lines.
+type logSink struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logSink) logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+}
+
+func (l *logSink) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+// TestAdaptsToEveryProfile runs the same conversation against every
+// imitated server with a client that knows nothing about it: every
+// command must give its exact output, in order.
+func TestAdaptsToEveryProfile(t *testing.T) {
+	t.Parallel()
+	for _, p := range rcontest.Profiles() {
+		t.Run(p.String(), func(t *testing.T) {
+			t.Parallel()
+			s := rcontest.NewServer(p, "pw", nil)
+			defer s.Close()
+			var log logSink
+			opts := zeroOptions(p)
+			if opts == nil {
+				opts = &rcon.Options{}
+			}
+			opts.Logf = log.logf
+			ctx := bounded(t)
+			c, err := rcon.Dial(ctx, s.Addr().String(), "pw", opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			conv := defaultConversation(p)
+			if p == rcontest.RustLegacy {
+				// Legacy Rust sends single-byte text until it is asked for
+				// UTF-8, which the client does once it has seen the
+				// server's first console line: the first command's answer
+				// is ASCII here (see TestRustLegacyFirstAnswer).
+				conv = append(conversation{{"echo first", "first\n"}}, conv...)
+			}
+			for _, step := range conv {
+				got, err := c.Exec(ctx, step.cmd)
+				if err != nil || got != step.want {
+					t.Fatalf("Exec(%q) = %d bytes %.60q, %v; want %d bytes %.60q\nclient notes:\n%s", step.cmd, len(got), got, err, len(step.want), step.want, &log)
+				}
+			}
+			t.Logf("client notes:\n%s", &log)
+		})
+	}
+}
+
+func bounded(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// TestWrongPasswordPerProfile checks how each imitated server's answer
+// to a wrong password reaches a client with zero Options: a -1 reply or
+// a close during the login is ErrAuthFailed; silence is
+// ErrNoAuthResponse, a timeout, within the login's bound.
+func TestWrongPasswordPerProfile(t *testing.T) {
+	t.Parallel()
+	for _, p := range rcontest.Profiles() {
+		t.Run(p.String(), func(t *testing.T) {
+			t.Parallel()
+			s := rcontest.NewServer(p, "pw", nil)
+			defer s.Close()
+			opts := zeroOptions(p)
+			if opts == nil {
+				opts = &rcon.Options{}
+			}
+			opts.Timeout = 300 * time.Millisecond
+			c, err := rcon.Dial(context.Background(), s.Addr().String(), "wrong", opts)
+			if err == nil {
+				c.Close()
+				t.Fatal("logged in with a wrong password")
+			}
+			var oe *rcon.OpError
+			if !errors.As(err, &oe) || oe.Op != "login" {
+				t.Errorf("error %v is not a login *OpError", err)
+			}
+			if strings.Contains(err.Error(), "wrong\"") || strings.Contains(err.Error(), " wrong ") {
+				t.Errorf("error holds the password: %v", err)
+			}
+			switch p {
+			case rcontest.ARK:
+				if !errors.Is(err, rcon.ErrNoAuthResponse) || !errors.Is(err, rcon.ErrTimeout) {
+					t.Fatalf("ARK: %v, want ErrNoAuthResponse and ErrTimeout", err)
+				}
+			case rcontest.Squad:
+				if !errors.Is(err, rcon.ErrAuthFailed) || !errors.Is(err, rcon.ErrConnClosed) {
+					t.Fatalf("Squad: %v, want ErrAuthFailed and ErrConnClosed", err)
+				}
+			default:
+				if !errors.Is(err, rcon.ErrAuthFailed) {
+					t.Fatalf("%v: %v, want ErrAuthFailed", p, err)
+				}
+			}
+		})
+	}
+}

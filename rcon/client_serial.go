@@ -1,0 +1,710 @@
+package rcon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// On a serial connection a command reads its own answer from the socket,
+// in its own goroutine: handing each packet over from a reader goroutine
+// costs a wake-up per command, which is most of a loopback round trip.
+// Between commands someone must still read, to pass unsolicited packets
+// to Events and to notice a lost connection, so a connection left idle
+// for idleReadDelay is read by its idleReader goroutine until a command
+// wants it back. The right to read goes with a token; a command that
+// finds the idle reader holding it sets a past read deadline to interrupt
+// it. Reader resumes an interrupted read, so no packet is lost wherever
+// the interruption lands.
+
+// idleReadDelay is how long a serial connection goes unread after a
+// command before its idleReader takes over. Commands sent back to back
+// never wait for the hand-over.
+const idleReadDelay = time.Millisecond
+
+// deadlineSlack is how much earlier than asked a read or write deadline
+// already set may fall and still be kept: setting one costs a timer
+// update, which commands in a row would otherwise pay each time.
+const deadlineSlack = 10 * time.Millisecond
+
+// readTurn decides who reads a serial connection.
+type readTurn struct {
+	token   chan struct{} // holds a value while nobody reads
+	lastEnd atomic.Int64  // when a command last gave the turn back, Unix ns
+
+	mu      sync.Mutex
+	idling  bool // the idleReader is reading
+	waiting int  // commands waiting for the token
+}
+
+func (t *readTurn) init() {
+	t.token = make(chan struct{}, 1)
+	t.token <- struct{}{}
+	t.lastEnd.Store(time.Now().UnixNano())
+}
+
+// idleReader reads cn whenever it is idle, until it fails.
+func (c *Client) idleReader(cn *conn) {
+	defer c.readers.Done()
+	t := &cn.turn
+	timer := time.NewTimer(idleReadDelay)
+	defer timer.Stop()
+	for {
+		select {
+		case <-timer.C:
+		case <-cn.dead:
+			return
+		}
+		if wait := idleReadDelay - time.Since(time.Unix(0, t.lastEnd.Load())); wait > 0 {
+			timer.Reset(wait)
+			continue
+		}
+		select {
+		case <-t.token:
+		default:
+			timer.Reset(idleReadDelay) // a command reads
+			continue
+		}
+		err := c.readIdle(cn)
+		t.token <- struct{}{}
+		if err != nil {
+			c.fail(cn, err)
+			return
+		}
+		timer.Reset(idleReadDelay)
+	}
+}
+
+// readIdle reads and routes packets until a command wants to read. It
+// returns the error that ended the connection, if that is what ended it.
+func (c *Client) readIdle(cn *conn) error {
+	t := &cn.turn
+	t.mu.Lock()
+	if t.waiting > 0 {
+		t.mu.Unlock()
+		return nil
+	}
+	cn.nc.SetReadDeadline(time.Time{})
+	cn.rdl = time.Time{}
+	t.idling = true
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		t.idling = false
+		t.mu.Unlock()
+	}()
+	for {
+		p, err := cn.rd.next()
+		if err != nil && !isTimeoutErr(err) {
+			return err
+		}
+		if err == nil {
+			c.foreign(cn, p)
+		}
+		t.mu.Lock()
+		if t.waiting > 0 {
+			t.mu.Unlock()
+			return nil
+		}
+		if err != nil {
+			// A deadline left by a command's cancellation hook.
+			cn.nc.SetReadDeadline(time.Time{})
+		}
+		t.mu.Unlock()
+	}
+}
+
+// takeTurn gets the right to read cn, interrupting the idleReader if it
+// has it.
+func (c *Client) takeTurn(ctx context.Context, dl time.Time, cn *conn) error {
+	t := &cn.turn
+	select {
+	case <-t.token:
+		return nil
+	default:
+	}
+	t.mu.Lock()
+	t.waiting++
+	if t.idling {
+		cn.nc.SetReadDeadline(pastDeadline)
+	}
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		t.waiting--
+		t.mu.Unlock()
+	}()
+	select {
+	case <-t.token:
+		cn.rdl = time.Time{} // interrupted: unknown
+		return nil
+	case <-ctx.Done():
+		return c.ctxErr(ctx, dl)
+	case <-cn.dead:
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return cn.err
+	}
+}
+
+// endTurn gives the right to read cn back.
+func (c *Client) endTurn(cn *conn) {
+	cn.turn.lastEnd.Store(time.Now().UnixNano())
+	cn.turn.token <- struct{}{}
+}
+
+// readBy reads the next packet of cn, waiting until dl at most. The
+// caller has the turn to read.
+func (cn *conn) readBy(dl time.Time) (Packet, error) {
+	if !cn.rd.wholePacketBuffered() && (cn.rdl.After(dl) || !cn.rdl.After(dl.Add(-deadlineSlack))) {
+		cn.nc.SetReadDeadline(dl)
+		cn.rdl = dl
+	}
+	p, err := cn.rd.next()
+	if err != nil && isTimeoutErr(err) {
+		cn.rdl = time.Time{} // maybe an interruption: set it again
+	}
+	return p, err
+}
+
+// write writes b to cn with the deadline dl and drops the connection if
+// that fails. The caller is cn's only writer.
+func (c *Client) write(cn *conn, dl time.Time, b []byte) error {
+	if cn.wdl.After(dl) || !cn.wdl.After(dl.Add(-deadlineSlack)) {
+		cn.nc.SetWriteDeadline(dl)
+		cn.wdl = dl
+	}
+	_, err := cn.nc.Write(b)
+	if err != nil {
+		c.fail(cn, err)
+		c.mu.Lock()
+		err = cn.err
+		c.mu.Unlock()
+	}
+	return err
+}
+
+// appendPacket appends p to b, showing it to Options.Debug.
+func (c *Client) appendPacket(b []byte, cn *conn, p Packet) []byte {
+	n := len(b)
+	b, _ = p.AppendBinary(b)
+	if c.opts.Debug != nil {
+		c.opts.Debug("send", cn.peer, b[n:])
+	}
+	return b
+}
+
+// send writes the packets in one Write (the caller holds the slot).
+func (c *Client) send(cn *conn, dl time.Time, p Packet, more ...Packet) error {
+	c.wbuf = c.appendPacket(c.wbuf[:0], cn, p)
+	for _, q := range more {
+		c.wbuf = c.appendPacket(c.wbuf, cn, q)
+	}
+	err := c.write(cn, dl, c.wbuf)
+	if cap(c.wbuf) > maxKeptScratch {
+		c.wbuf = nil
+	}
+	return err
+}
+
+// exchange is one command and its answer.
+type exchange struct {
+	start   time.Time // when Exec was called
+	cn      *conn
+	id      int32
+	probeID int32 // the end-of-answer probe out, 0 if none
+	early   bool  // the probe went out in the command's segment
+	out     []byte
+	packets int
+	sent    time.Time // when the command was written
+	rtt     time.Duration
+	last    time.Time // when the last packet of the answer (or a part of one) came
+
+	progress int64 // the Reader's progress when last looked at
+}
+
+// execSerial runs cmd holding the serial slot.
+func (c *Client) execSerial(ctx context.Context, dl time.Time, cmd string, x *exchange, keep func([]byte)) error {
+	if err := c.wait(ctx, dl, c.slot); err != nil {
+		keep(nil)
+		return err
+	}
+	defer c.release()
+	if ctx.Done() != nil {
+		// Reads carry the deadline; a cancellation must interrupt them.
+		stop := context.AfterFunc(ctx, c.interruptRead)
+		defer stop()
+	}
+	x.out = c.scratch[:0]
+	err := c.execOn(ctx, dl, cmd, x)
+	keep(x.out)
+	if cap(x.out) <= maxKeptScratch {
+		c.scratch = x.out[:0]
+	} else {
+		c.scratch = nil
+	}
+	x.out = nil
+	return err
+}
+
+// release gives the serial slot back.
+func (c *Client) release() {
+	if c.opts.CommandDelay > 0 {
+		c.mu.Lock()
+		c.lastDone = time.Now()
+		c.mu.Unlock()
+	}
+	<-c.slot
+}
+
+// interruptRead wakes whoever reads the live connection.
+func (c *Client) interruptRead() {
+	c.mu.Lock()
+	cn := c.cn
+	c.mu.Unlock()
+	if cn != nil {
+		cn.nc.SetReadDeadline(pastDeadline)
+	}
+}
+
+// execOn runs cmd on the live connection, reconnecting first if it was
+// lost. The caller holds the slot.
+func (c *Client) execOn(ctx context.Context, dl time.Time, cmd string, x *exchange) error {
+	if err := c.pause(ctx, dl); err != nil {
+		return err
+	}
+	c.settle(ctx, dl)
+	cn, err := c.connection(ctx, dl)
+	if err != nil {
+		return err
+	}
+	if err := c.takeTurn(ctx, dl, cn); err != nil {
+		return err
+	}
+	defer c.endTurn(cn)
+	t := c.learned()
+	if t.rust && !cn.utf8Sent {
+		if err := c.switchUTF8(ctx, dl, cn); err != nil {
+			return err
+		}
+	}
+	x.cn, x.id = cn, c.newID()
+	err = c.collect(ctx, dl, cmd, x, &t)
+	if err != nil && (errors.Is(err, ErrTimeout) || errors.Is(err, context.Canceled)) {
+		c.abandon(x, &t)
+	}
+	return err
+}
+
+// pause waits out CommandDelay since the previous command.
+func (c *Client) pause(ctx context.Context, dl time.Time) error {
+	if c.opts.CommandDelay <= 0 {
+		return nil
+	}
+	c.mu.Lock()
+	wait := time.Until(c.lastDone.Add(c.opts.CommandDelay))
+	c.mu.Unlock()
+	if wait <= 0 {
+		return nil
+	}
+	if time.Now().Add(wait).After(dl) {
+		return c.deadlineErr(ctx, dl, "CommandDelay goes past the deadline", nil)
+	}
+	return sleep(ctx, wait)
+}
+
+// marker is the end-of-answer probe with id: an empty RESPONSE_VALUE,
+// which SRCDS mirrors, or on the Minecraft dialect an empty command,
+// which vanilla answers harmlessly ("Unknown or incomplete command") and
+// servers built on go-mc pass to their handler, where a type-0 probe
+// makes go-mc hang up.
+func (c *Client) marker(id int32) Packet {
+	if c.opts.Dialect == DialectMinecraft {
+		return Packet{ID: id, Type: TypeExecCommand}
+	}
+	return Packet{ID: id, Type: TypeResponseValue}
+}
+
+// collect writes cmd and reads its answer into x.out. t is what is known
+// of the server; collect updates it as it learns.
+func (c *Client) collect(ctx context.Context, dl time.Time, cmd string, x *exchange, t *traits) error {
+	cn := x.cn
+	req := Packet{ID: x.id, Type: TypeExecCommand, Body: []byte(cmd)}
+	var err error
+	if c.earlyProbe(t) {
+		x.probeID, x.early = c.newID(), true
+		err = c.send(cn, dl, req, c.marker(x.probeID))
+	} else {
+		err = c.send(cn, dl, req)
+	}
+	if err != nil {
+		return err
+	}
+	x.sent = time.Now()
+	wait := time.Duration(0) // the probe wait, once needed
+	for {
+		until, verdictDue := dl, time.Time{}
+		if c.awaitingVerdict(x, t) {
+			if wait == 0 {
+				wait = c.probeWait()
+			}
+			verdictDue = x.last.Add(wait)
+		} else if c.opts.Terminator != nil {
+			if s := c.opts.Terminator.Silence(x.packets); s > 0 {
+				verdictDue = x.sent.Add(s)
+				if x.packets > 0 {
+					verdictDue = x.last.Add(s)
+				}
+			}
+		}
+		if !verdictDue.IsZero() && verdictDue.Before(until) {
+			until = verdictDue
+		}
+		p, err := cn.readBy(until)
+		if err != nil {
+			if !isTimeoutErr(err) {
+				c.fail(cn, err)
+				c.mu.Lock()
+				defer c.mu.Unlock()
+				return cn.err
+			}
+			now := time.Now()
+			switch {
+			case ctx.Err() != nil:
+				return c.ctxErr(ctx, dl)
+			case !now.Before(dl):
+				return c.deadlineErr(ctx, dl, "", x)
+			case cn.rd.progress() != x.progress:
+				// Part of a packet came: the server is still sending.
+				x.progress, x.last = cn.rd.progress(), now
+			case !verdictDue.IsZero() && !now.Before(verdictDue):
+				if done, err := c.noReply(dl, x, t); done || err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		done, err := c.handle(dl, x, t, p)
+		if done || err != nil {
+			return err
+		}
+	}
+}
+
+// earlyProbe reports whether the probe goes out in the command's segment:
+// only once the server has answered a probe and is not known to drop one
+// that arrives with the command (the first such command tests that), or
+// when a Terminator asks for it on a dialect that allows it.
+func (c *Client) earlyProbe(t *traits) bool {
+	if term := c.opts.Terminator; term != nil {
+		return term.Start() == StepProbe && t.dialect != DialectMinecraft
+	}
+	return t.probe == yes && t.backToBack != no && !t.single && !t.rust && !t.minecraftRules() && len(t.fixedIDs) == 0
+}
+
+// awaitingVerdict reports whether the answer's end waits on a probe
+// whose fate is unknown: the client has yet to learn whether this server
+// answers probes (or, for an early probe, probes in the command's
+// segment), so an unanswered one must not hold the command until its
+// deadline.
+func (c *Client) awaitingVerdict(x *exchange, t *traits) bool {
+	if x.probeID == 0 || x.packets == 0 || c.opts.Terminator != nil {
+		return false
+	}
+	if t.minecraftRules() {
+		return true // a marker nobody may answer: return what came
+	}
+	return t.probe == unknown || (x.early && t.backToBack == unknown)
+}
+
+// noReply handles a probe that went unanswered for the probe wait, or a
+// Terminator's quiet period.
+func (c *Client) noReply(dl time.Time, x *exchange, t *traits) (done bool, err error) {
+	cn := x.cn
+	switch {
+	case c.opts.Terminator != nil || t.minecraftRules():
+		return true, nil
+	case x.early:
+		// It answers probes, but dropped the one that came with the
+		// command: probe after the first packet from now on.
+		t.backToBack = no
+		c.learn(cn, func(s *traits) bool { ok := s.backToBack != no; s.backToBack = no; return ok },
+			"a probe in the command's segment went unanswered: the server drops requests that arrive while it handles one (as ARK does); probing after the answer's first packet")
+		x.probeID, x.early = c.newID(), false
+		x.last = time.Now()
+		return false, c.send(cn, dl, c.marker(x.probeID))
+	}
+	t.probe, t.single = no, true
+	c.learn(cn, func(s *traits) bool { ok := s.probe != no; s.probe, s.single = no, true; return ok },
+		"the end-of-answer probe went unanswered (as on Factorio, Palworld and legacy Rust): one packet per answer")
+	return true, nil
+}
+
+// handle takes one packet read while x waits for its answer.
+func (c *Client) handle(dl time.Time, x *exchange, t *traits, p Packet) (done bool, err error) {
+	cn := x.cn
+	switch {
+	case p.Type == TypeChatValue || p.Type == TypeRustConsole:
+		c.unsolicited(cn, p)
+		if p.Type == TypeRustConsole {
+			t.rust = true
+		}
+		return false, nil
+	case t.rust && p.ID == -1 && p.Type == TypeResponseValue:
+		if len(p.Body) == 0 {
+			return true, nil // legacy Rust's end of an answer
+		}
+		return false, c.take(x, p) // legacy Rust answers "say" with id -1
+	case x.probeID != 0 && p.ID == x.probeID:
+		c.probeReply(x, t, p)
+		return true, nil
+	case p.ID == x.id || (t.acceptsID(p.ID) && p.Type == TypeResponseValue):
+		if p.ID != x.id && x.probeID != 0 && string(p.Body) == string(srcdsProbeTail) {
+			// A server with fixed reply ids: its mirror (empty) came
+			// before this extra packet and added nothing.
+			c.probeAnswered(x, t)
+			return true, nil
+		}
+		if err := c.take(x, p); err != nil {
+			return true, err
+		}
+		return c.step(dl, x, t, p.Body)
+	}
+	c.foreign(cn, p)
+	return false, nil
+}
+
+// take appends an answer packet to the output.
+func (c *Client) take(x *exchange, p Packet) error {
+	now := time.Now()
+	if x.packets == 0 {
+		x.rtt = now.Sub(x.sent)
+	}
+	x.packets++
+	x.last = now
+	if len(x.out)+len(p.Body) > c.opts.MaxResponseSize {
+		err := fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, c.opts.MaxResponseSize)
+		c.fail(x.cn, err)
+		return err
+	}
+	x.out = appendCapped(x.out, p.Body, c.opts.MaxResponseSize)
+	return nil
+}
+
+// appendCapped appends b to out, growing it at most to limit bytes, so a
+// response never takes more memory than its limit.
+func appendCapped(out, b []byte, limit int) []byte {
+	if n := len(out) + len(b); n > cap(out) {
+		grown := make([]byte, len(out), min(max(2*cap(out), n, 512), limit))
+		copy(grown, out)
+		out = grown
+	}
+	return append(out, b...)
+}
+
+// step decides what follows an answer packet with the given body.
+func (c *Client) step(dl time.Time, x *exchange, t *traits, body []byte) (done bool, err error) {
+	var s Step
+	switch {
+	case c.opts.Terminator != nil:
+		s = c.opts.Terminator.Packet(x.packets-1, body)
+		if s == StepContinue && c.opts.Terminator.Start() == StepProbe {
+			s = StepProbe // held back until the command was read
+		}
+	case t.minecraftRules():
+		s = StepDone
+		if fullFragment(body) {
+			s = StepProbe
+		}
+	case t.rust:
+		s = StepContinue
+	case t.single || t.probe == no:
+		s = StepDone
+	default:
+		s = StepProbe
+	}
+	switch {
+	case x.probeID != 0:
+		// Once a probe is out, only its reply ends the answer: the next
+		// command must not follow it before the server read it.
+		return false, nil
+	case s == StepDone:
+		return true, nil
+	case s == StepProbe:
+		x.probeID = c.newID()
+		return false, c.send(x.cn, dl, c.marker(x.probeID))
+	}
+	return false, nil
+}
+
+// probeReply takes the first reply to x's probe, which ends the answer.
+func (c *Client) probeReply(x *exchange, t *traits, p Packet) {
+	cn := x.cn
+	if c.opts.Terminator != nil || t.dialect == DialectMinecraft {
+		return
+	}
+	if len(p.Body) > 0 && !t.minecraft {
+		t.minecraft = true
+		c.learn(cn, func(s *traits) bool { ok := !s.minecraft; s.minecraft, s.probe = true, yes; return ok },
+			"the probe was answered %q: a Minecraft server; probing only after a full fragment, never back to back", DecodeText(p.Body))
+		return
+	}
+	c.probeAnswered(x, t)
+	// SRCDS's extra packet follows the mirror; take it now if it is
+	// here, else late() drops it when it comes.
+	if cn.rd.wholePacketBuffered() {
+		if q, err := cn.rd.next(); err == nil {
+			c.foreign(cn, q)
+		}
+	}
+}
+
+// probeAnswered records that the server answered x's probe.
+func (c *Client) probeAnswered(x *exchange, t *traits) {
+	if t.probe != yes {
+		t.probe = yes
+		c.learn(x.cn, func(s *traits) bool { ok := s.probe != yes; s.probe = yes; return ok },
+			"the end-of-answer probe is mirrored (SRCDS)")
+	}
+	if x.early && t.backToBack != yes {
+		t.backToBack = yes
+		c.learn(x.cn, func(s *traits) bool { ok := s.backToBack != yes; s.backToBack = yes; return ok },
+			"a probe in the command's segment is answered: probing with each command")
+	}
+}
+
+// foreign handles a packet that is not part of the answer being read.
+func (c *Client) foreign(cn *conn, p Packet) {
+	switch {
+	case p.Type == TypeChatValue || p.Type == TypeRustConsole:
+		c.unsolicited(cn, p)
+	case c.abandonedReply(cn, p.ID):
+	case c.issued(p.ID):
+		c.late(cn, p)
+	default:
+		c.unsolicited(cn, p)
+	}
+}
+
+// switchUTF8 asks legacy Rust to send text as UTF-8: until it gets a
+// packet of type 5, it sends each character as its low byte. The packet
+// goes out alone, and the command only after the server had time to read
+// it, since legacy Rust handles only the first packet of each read.
+func (c *Client) switchUTF8(ctx context.Context, dl time.Time, cn *conn) error {
+	id := c.newID()
+	if err := c.send(cn, dl, Packet{ID: id, Type: TypeRustUTF8}); err != nil {
+		return err
+	}
+	cn.utf8Sent = true
+	c.note(cn, "asked legacy Rust for UTF-8 text (a type-5 packet)")
+	until := time.Now().Add(c.probeWait())
+	if until.After(dl) {
+		until = dl
+	}
+	for time.Now().Before(until) {
+		p, err := cn.readBy(until)
+		if err != nil {
+			if !isTimeoutErr(err) {
+				c.fail(cn, err)
+				c.mu.Lock()
+				defer c.mu.Unlock()
+				return cn.err
+			}
+			if ctx.Err() != nil {
+				return c.ctxErr(ctx, dl)
+			}
+			continue
+		}
+		if p.ID == id {
+			return nil
+		}
+		c.foreign(cn, p)
+	}
+	return nil
+}
+
+// abandonedGrace bounds how long a command waits for the first reply to
+// a command abandoned before it on a connection that must not get two
+// packets back to back (Minecraft closes the connection when two arrive
+// in one read).
+const abandonedGrace = 2 * time.Second
+
+// abandonedReq is a request given up before its answer came.
+type abandonedReq struct {
+	cn       *conn
+	ids      [2]int32
+	answered atomic.Bool
+}
+
+// abandon deals with the command of x, given up before its answer was
+// complete. Its late packets are dropped by id; but where ids cannot tell
+// them from the next command's the connection is dropped, and where two
+// packets must not be written back to back the next command first waits
+// for it (see settle).
+func (c *Client) abandon(x *exchange, t *traits) {
+	switch {
+	case len(t.fixedIDs) > 0 && !(x.probeID == 0 && x.packets > 0 && (t.single || t.probe == no)):
+		c.fail(x.cn, fmt.Errorf("%w: a command was abandoned on a server whose replies carry fixed ids", ErrConnClosed))
+	case t.minecraftRules() && x.packets == 0:
+		a := &abandonedReq{cn: x.cn, ids: [2]int32{x.id, x.probeID}}
+		c.mu.Lock()
+		c.abandoned = a
+		c.mu.Unlock()
+	}
+}
+
+// abandonedReply reports whether id is the abandoned request's, marking
+// it answered.
+func (c *Client) abandonedReply(cn *conn, id int32) bool {
+	c.mu.Lock()
+	a := c.abandoned
+	c.mu.Unlock()
+	if a == nil || a.cn != cn || id == 0 || (id != a.ids[0] && id != a.ids[1]) {
+		return false
+	}
+	a.answered.Store(true)
+	return false // still dropped as a late packet
+}
+
+// settle waits, within dl and abandonedGrace, until the request abandoned
+// by the previous command has been answered. The caller holds the slot.
+func (c *Client) settle(ctx context.Context, dl time.Time) {
+	c.mu.Lock()
+	a := c.abandoned
+	c.abandoned = nil
+	c.mu.Unlock()
+	if a == nil || a.answered.Load() {
+		return
+	}
+	until := time.Now().Add(abandonedGrace)
+	if until.After(dl) {
+		until = dl
+	}
+	c.mu.Lock()
+	c.abandoned = a
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.abandoned = nil
+		c.mu.Unlock()
+	}()
+	cn := a.cn
+	if c.takeTurn(ctx, dl, cn) != nil {
+		return
+	}
+	defer c.endTurn(cn)
+	for !a.answered.Load() && time.Now().Before(until) && ctx.Err() == nil {
+		p, err := cn.readBy(until)
+		if err != nil {
+			if !isTimeoutErr(err) {
+				c.fail(cn, err)
+				return
+			}
+			continue
+		}
+		c.foreign(cn, p)
+	}
+}
