@@ -2,9 +2,9 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -63,12 +63,28 @@ command per line, blank lines and lines starting with # or ; skipped. With no
 command and a piped stdin, stdin is read as a script. With no command and
 a terminal, gsq opens an interactive shell with line editing, Ctrl-R
 history search, Tab completion of command names and history kept in
-$XDG_STATE_HOME/gsq/rcon_history; :q or Ctrl-D leaves it. A dropped
-connection is re-established.
+$XDG_STATE_HOME/gsq/rcon_history; :q or Ctrl-D leaves it. A connection
+lost between commands is dialled again before the next command is sent.
 
 The server is the first argument, or --host (then every argument is a
-command), or with no argument at all $RCON_HOST or $MCRCON_HOST, with the
-port from $RCON_PORT or $MCRCON_PORT when the host has none.
+command). With $RCON_HOST or $MCRCON_HOST set (the port from $RCON_PORT or
+$MCRCON_PORT when the host has none) every argument is a command, as with
+rcon-cli and mcrcon, unless the first is an rcon:// URL or the NAME of a
+configured server.
+
+No profile is needed: gsq finds out how the server ends its answers,
+which ids it puts on them, whether it takes a probe with the command, and
+whether it is legacy Rust, from what the server does (--debug says what
+it found). A --profile only spares the first commands of a connection
+those tests.
+
+Waits: --timeout (5s) bounds connecting and logging in together, and each
+command, whatever it waits for (the server, a reconnection). A port that
+accepts the connection and never answers fails after --timeout, exit 3;
+so does a server that answers a wrong password with silence (ARK). A
+server that logs in and never answers a command fails after another
+--timeout, exit 3. The worst case is --timeout for the login plus
+--timeout per command run (only the first, unless --continue-on-error).
 
 The port defaults to 27015 (source, cs2) or 25575 (minecraft). Without
 --dialect, port 25575 means minecraft and any other port source. Write
@@ -95,7 +111,7 @@ by default ~/.config/gsq/config.yaml); flags override its settings:
       password_file: /run/secrets/cs_rcon
       profile: ""                            # a game profile, see below
 
-Game profiles (--profile):` + profileList() + `
+Game profiles (--profile), all optional:` + profileList() + `
 
 Minecraft § colour codes are rendered when stdout is a terminal and
 stripped otherwise (--no-color or $NO_COLOR strip them always).
@@ -123,19 +139,23 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 timeout or unreachable,
 	f.BoolVar(&o.json, "json", false, `print one JSON object per command: {"command","output","error"}`)
 	f.DurationVar(&o.wait, "wait", 0, "pause between commands")
 	f.BoolVar(&o.continueOnError, "continue-on-error", false, "run the remaining commands after one fails")
-	f.StringVar(&o.dialect, "dialect", "", "RCON dialect: source, cs2 or minecraft (default from the port)")
-	f.StringVar(&o.profile, "profile", "", "game profile: "+profileNames())
-	f.DurationVar(&o.timeout, "timeout", rcon.DefaultTimeout, "time allowed to connect, to log in and for each command")
+	f.StringVar(&o.dialect, "dialect", "", "RCON dialect: "+strings.Join(rconDialects, ", ")+" (default from the port)")
+	f.StringVar(&o.profile, "profile", "", "game profile, optional: "+strings.Join(rcon.ProfileNames(), ", "))
+	f.DurationVar(&o.timeout, "timeout", rcon.DefaultTimeout, "time allowed to connect and log in, and for each command (the worst case of each wait)")
 	f.BoolVar(&o.noColor, "no-color", false, "strip Minecraft colour codes instead of rendering them")
 	f.StringVar(&o.config, "config", "", "config file with named servers (default $XDG_CONFIG_HOME/gsq/config.yaml)")
 	f.StringVarP(&o.host, "host", "H", "", "the server (HOST[:PORT], NAME or URL); every argument is then a command")
-	f.BoolVar(&o.debug, "debug", false, "dump every packet sent and received on stderr (the password masked)")
+	f.BoolVar(&o.debug, "debug", false, "dump every packet sent and received on stderr (the password masked), and say what gsq found out about the server")
 	f.DurationVar(&o.keepAlive, "keepalive", 0, "probe the connection when idle this long (shell sessions behind NAT or idle timeouts)")
 	f.BoolVar(&o.looseIDs, "loose-ids", false, "accept replies with id 0, -1 or 42 for servers that do not echo ids (commands become serial)")
 	f.StringVar(&o.encoding, "encoding", "auto", "how to read output: auto (UTF-8, else Latin-1 for the bytes that are not), utf8 (bad bytes as U+FFFD) or latin1")
 	f.BoolVar(&o.printConfig, "print-config", false, "print the settings the server would be reached with (never the password) and exit")
+	registerRconCompletions(env, cmd, o)
 	return cmd
 }
+
+// rconDialects are the --dialect values.
+var rconDialects = []string{"source", "cs2", "minecraft"}
 
 // envHost is the server named by the environment, for mcrcon-style use:
 // $RCON_HOST or $MCRCON_HOST, with $RCON_PORT or $MCRCON_PORT when the
@@ -151,15 +171,6 @@ func envHost(env *Env) string {
 		}
 	}
 	return host
-}
-
-// profileNames lists the game profiles for the flag's help.
-func profileNames() string {
-	var names []string
-	for _, p := range rcon.Profiles() {
-		names = append(names, p.Name)
-	}
-	return strings.Join(names, ", ")
 }
 
 // profileList describes the game profiles for the long help.
@@ -204,15 +215,7 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 	if o.wait < 0 {
 		return usageError("--wait must not be negative")
 	}
-	server, commands := "", args
-	switch {
-	case o.host != "":
-		server = o.host
-	case len(args) == 0:
-		server = envHost(env)
-	default:
-		server, commands = args[0], args[1:]
-	}
+	server, commands := pickServer(env, o, args)
 	if o.keepAlive < 0 {
 		return usageError("--keepalive must not be negative")
 	}
@@ -249,15 +252,24 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 	t.opts.KeepAlive, t.opts.LooseIDs = o.keepAlive, o.looseIDs
 	if o.debug {
 		t.opts.Debug = rconDumper(env.Stderr, t.addr)
+		t.opts.Logf = func(format string, args ...any) {
+			fmt.Fprintf(env.Stderr, "gsq: debug: "+format+"\n", args...)
+		}
 	}
 	if o.printConfig {
 		printRconConfig(env.Stdout, t)
 		return nil
 	}
-	// With --continue-on-error, a command after a dropped connection
-	// dials again (with backoff); the shell reconnects on its own terms.
-	t.opts.Reconnect = o.continueOnError && !shell
-	out := newRconPrinter(env, o, t.password)
+	out := newRconPrinter(env, o)
+	// A connection lost after an answer arrived whole is dialled again
+	// before the next command; say so.
+	t.opts.OnReconnect = func(attempt int, err error) {
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "gsq: reconnecting to %s (attempt %d) failed: %v\n", t.addr, attempt, err)
+			return
+		}
+		fmt.Fprintf(env.Stderr, "gsq: the connection to %s was lost; reconnected\n", t.addr)
+	}
 	client, err := t.dial(ctx)
 	if err != nil {
 		return silentExit(out.fail(t, "", err, true))
@@ -266,10 +278,10 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 	if shell {
 		return runRconShell(ctx, env, t, client, out)
 	}
-	next := commandSource(commands, script)
+	queue := commandSource(commands, script)
 	code := ExitOK
 	for i := 0; ; i++ {
-		line, ok, err := next()
+		line, ok, err := queue.next()
 		if err != nil {
 			out.errorf("%v", err)
 			return silentExit(worseExit(code, ExitFailure))
@@ -283,15 +295,59 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 				return silentExit(worseExit(code, ExitFailure))
 			}
 		}
-		text, err := t.exec(ctx, client, line)
-		out.result(line, text, err)
+		body, err := t.exec(ctx, client, line)
+		out.result(line, body, t.decode, err)
 		if err != nil {
 			code = worseExit(code, out.fail(t, line, err, false))
 			if !o.continueOnError || ctx.Err() != nil {
+				out.skipped(queue, scriptIsFile(script))
 				return silentExit(code)
 			}
 		}
 	}
+}
+
+// pickServer splits the arguments into the server and the commands: the
+// server is --host, else the first argument; but with the server named
+// by the environment, every argument is a command unless the first is an
+// rcon:// URL or the name of a configured server.
+func pickServer(env *Env, o *rconOptions, args []string) (string, []string) {
+	switch {
+	case o.host != "":
+		return o.host, args
+	case len(args) == 0:
+		return envHost(env), nil
+	case envHost(env) != "" && !strings.HasPrefix(args[0], "rcon://") && !configuredServer(env, o, args[0]):
+		return envHost(env), args
+	}
+	return args[0], args[1:]
+}
+
+// configuredServer reports whether name is a server of the config file.
+// A config that cannot be read names no server here; resolveRconTarget
+// reports its errors.
+func configuredServer(env *Env, o *rconOptions, name string) bool {
+	path := o.config
+	if path == "" {
+		path = rconConfigPath(env)
+	}
+	cfg, err := loadRconConfig(path, o.config != "")
+	if err != nil {
+		return false
+	}
+	_, ok := cfg.servers[name]
+	return ok
+}
+
+// scriptIsFile reports whether the script can be read to its end without
+// waiting on another process: a regular file (or none).
+func scriptIsFile(script io.Reader) bool {
+	f, ok := script.(*os.File)
+	if !ok {
+		return script == nil
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode().IsRegular()
 }
 
 // dial connects and logs in within the timeout. The timeout applies even
@@ -302,12 +358,13 @@ func (t *rconTarget) dial(ctx context.Context) (*rcon.Client, error) {
 	return rcon.Dial(ctx, t.addr, t.password, &t.opts)
 }
 
-// exec runs one command within the timeout.
-func (t *rconTarget) exec(ctx context.Context, c *rcon.Client, cmd string) (string, error) {
+// exec runs one command within the timeout and returns its raw output,
+// which then exists once: the client hands its buffer over.
+func (t *rconTarget) exec(ctx context.Context, c *rcon.Client, cmd string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.opts.Timeout)
 	defer cancel()
-	b, err := c.ExecBytes(ctx, cmd)
-	return t.decode(b), err
+	r, err := c.Do(ctx, cmd)
+	return r.Body, err
 }
 
 // resolveRconTarget works out the address, dialect, profile, timeout and
@@ -420,35 +477,45 @@ func openScript(env *Env, path string) (io.Reader, func(), error) {
 // this long, so longer lines are an error rather than a huge allocation.
 const maxScriptLine = 64 << 10
 
-// commandSource returns the commands to run one at a time: first the
-// arguments, then the lines of script (which may be nil). Script lines are
-// read as they are needed, so a pipe can feed commands over time.
-func commandSource(args []string, script io.Reader) func() (string, bool, error) {
-	var sc *bufio.Scanner
+// commandQueue hands out the commands to run one at a time: first the
+// arguments, then the lines of a script. Script lines are read as they
+// are needed, so a pipe can feed commands over time.
+type commandQueue struct {
+	args   []string
+	sc     *bufio.Scanner // nil without a script
+	lineNo int
+}
+
+// commandSource returns the queue of args and then script (which may be
+// nil).
+func commandSource(args []string, script io.Reader) *commandQueue {
+	q := &commandQueue{args: args}
 	if script != nil {
-		sc = bufio.NewScanner(script)
-		sc.Buffer(make([]byte, 0, 4096), maxScriptLine)
+		q.sc = bufio.NewScanner(script)
+		q.sc.Buffer(make([]byte, 0, 4096), maxScriptLine)
 	}
-	lineNo := 0
-	return func() (string, bool, error) {
-		if len(args) > 0 {
-			c := args[0]
-			args = args[1:]
-			return c, true, nil
-		}
-		for sc != nil && sc.Scan() {
-			lineNo++
-			line := strings.TrimSpace(sc.Text())
-			if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, ";") {
-				continue
-			}
-			return line, true, nil
-		}
-		if sc != nil && sc.Err() != nil {
-			return "", false, fmt.Errorf("script line %d: %v", lineNo+1, sc.Err())
-		}
-		return "", false, nil
+	return q
+}
+
+// next returns the next command; ok is false at the end.
+func (q *commandQueue) next() (line string, ok bool, err error) {
+	if len(q.args) > 0 {
+		c := q.args[0]
+		q.args = q.args[1:]
+		return c, true, nil
 	}
+	for q.sc != nil && q.sc.Scan() {
+		q.lineNo++
+		line := strings.TrimSpace(q.sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, ";") {
+			continue
+		}
+		return line, true, nil
+	}
+	if q.sc != nil && q.sc.Err() != nil {
+		return "", false, fmt.Errorf("script line %d: %v", q.lineNo+1, q.sc.Err())
+	}
+	return "", false, nil
 }
 
 // pause waits for d or until ctx is done.
@@ -464,19 +531,17 @@ func pause(ctx context.Context, d time.Duration) error {
 }
 
 // rconPrinter writes command output (text or JSON lines) and diagnostics.
+// No message it prints holds the password: errors never carry it.
 type rconPrinter struct {
 	env      *Env
-	enc      *json.Encoder // --json
-	colour   bool          // render § codes as ANSI (else strip them)
-	terminal bool          // stdout is a terminal: neutralise control characters
-	password string        // never printed
+	json     bool // --json
+	colour   bool // render § codes as ANSI (else strip them)
+	terminal bool // stdout is a terminal: neutralise control characters
 }
 
-func newRconPrinter(env *Env, o *rconOptions, password string) *rconPrinter {
-	p := &rconPrinter{env: env, password: password}
+func newRconPrinter(env *Env, o *rconOptions) *rconPrinter {
+	p := &rconPrinter{env: env, json: o.json}
 	if o.json {
-		p.enc = json.NewEncoder(env.Stdout)
-		p.enc.SetEscapeHTML(false)
 		return p
 	}
 	p.terminal = env.IsTerminal(env.Stdout)
@@ -484,26 +549,96 @@ func newRconPrinter(env *Env, o *rconOptions, password string) *rconPrinter {
 	return p
 }
 
+// outputChunk is how much of an output is decoded and written at a time,
+// so that a long answer is not copied whole again for its text, its
+// rendering and its JSON.
+const outputChunk = 64 << 10
+
+// chunks calls f with the pieces of b, each ending with a line feed
+// (but the last) and about outputChunk bytes long, so that neither a
+// UTF-8 sequence, a CR LF nor a § code is cut.
+func chunks(b []byte, f func([]byte)) {
+	for len(b) > outputChunk {
+		i := bytes.IndexByte(b[outputChunk:], '\n')
+		if i < 0 {
+			break
+		}
+		n := outputChunk + i + 1
+		f(b[:n])
+		b = b[n:]
+	}
+	f(b)
+}
+
 // result prints what one command returned (also the partial output of a
 // failed one). JSON output keeps the text exactly as the server sent it.
-func (p *rconPrinter) result(cmd, text string, err error) {
-	if p.enc != nil {
-		var o object
-		o.set("command", cmd)
-		o.set("output", text)
+func (p *rconPrinter) result(cmd string, body []byte, decode func([]byte) string, err error) {
+	if p.json {
+		b := appendJSONString([]byte(`{"command":`), cmd)
+		b = append(b, `,"output":"`...)
+		chunks(body, func(c []byte) {
+			n := len(b)
+			b = appendJSONString(b, decode(c))
+			b = append(b[:n], b[n+1:len(b)-1]...) // without its quotes
+			if len(b) >= outputChunk {
+				p.env.Stdout.Write(b)
+				b = b[:0]
+			}
+		})
+		b = append(b, `","error":`...)
 		if err != nil {
-			o.set("error", p.errorJSON(err))
+			b = appendJSON(b, p.errorJSON(err))
 		} else {
-			o.set("error", nil)
+			b = append(b, "null"...)
 		}
-		p.enc.Encode(o)
+		p.env.Stdout.Write(append(b, "}\n"...))
 		return
 	}
-	if text = p.render(text); text != "" {
-		if !strings.HasSuffix(text, "\n") {
-			text += "\n"
+	last := ""
+	if p.colour { // colours carry across lines: render the text whole
+		last = p.render(decode(body))
+		p.text(last)
+	} else {
+		chunks(body, func(c []byte) {
+			if text := p.render(decode(c)); text != "" {
+				last = text
+				p.text(text)
+			}
+		})
+	}
+	if last != "" && !strings.HasSuffix(last, "\n") {
+		p.text("\n")
+	}
+}
+
+// event prints an unsolicited packet (shell only).
+func (p *rconPrinter) event(typ rcon.PacketType, body []byte) {
+	line := "[" + typ.String() + "] " + rcon.DecodeText(body)
+	p.text(strings.TrimSuffix(p.render(line), "\n") + "\n")
+}
+
+func (p *rconPrinter) text(s string) { io.WriteString(p.env.Stdout, s) }
+
+// skipped writes, with --json, an object for each command an earlier
+// failure kept from running: the remaining arguments, and the rest of a
+// script file (a pipe is not read on, since its writer may be waiting).
+func (p *rconPrinter) skipped(q *commandQueue, toEnd bool) {
+	if !p.json {
+		return
+	}
+	for toEnd || len(q.args) > 0 {
+		line, ok, err := q.next()
+		if err != nil || !ok {
+			return
 		}
-		io.WriteString(p.env.Stdout, text)
+		var o object
+		o.set("command", line)
+		o.set("output", nil)
+		var e object
+		e.set("kind", "skipped")
+		e.set("message", "not run: an earlier command failed (--continue-on-error runs the rest)")
+		o.set("error", e)
+		p.env.Stdout.Write(append(appendJSON(nil, o), '\n'))
 	}
 }
 
@@ -558,37 +693,29 @@ func isControl(r rune) bool {
 // errorJSON is the {"kind","message"} object of a failed command.
 func (p *rconPrinter) errorJSON(err error) object {
 	var o object
-	o.set("kind", rconErrorKind(err, false, ""))
-	o.set("message", p.redact(err.Error()))
+	o.set("kind", rconErrorKind(err))
+	o.set("message", err.Error())
 	return o
 }
 
 // errorf prints a diagnostic on stderr.
 func (p *rconPrinter) errorf(format string, args ...any) {
-	fmt.Fprintf(p.env.Stderr, "gsq: error: %s\n", p.redact(fmt.Sprintf(format, args...)))
-}
-
-// redact hides the password should it ever end up in a message.
-func (p *rconPrinter) redact(s string) string {
-	if p.password == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, p.password, "********")
+	fmt.Fprintf(p.env.Stderr, "gsq: error: %s\n", fmt.Sprintf(format, args...))
 }
 
 // fail reports err (of the login when login is set, else of command cmd)
 // on stderr, with a hint, and as a JSON object for a failed login; it
 // returns the exit code.
 func (p *rconPrinter) fail(t *rconTarget, cmd string, err error, login bool) int {
-	kind := rconErrorKind(err, login, t.opts.Profile)
+	kind := rconErrorKind(err)
 	if login {
-		p.errorf("%s: %v", t.addr, err)
-		if p.enc != nil {
+		p.errorf("%v", err)
+		if p.json {
 			var o object
 			o.set("command", nil)
 			o.set("output", nil)
 			o.set("error", p.errorJSON(err))
-			p.enc.Encode(o)
+			p.env.Stdout.Write(append(appendJSON(nil, o), '\n'))
 		}
 	} else {
 		p.errorf("%q: %v", cmd, err)
@@ -600,12 +727,11 @@ func (p *rconPrinter) fail(t *rconTarget, cmd string, err error, login bool) int
 }
 
 // rconErrorKind classifies an RCON error for JSON and the exit code. A
-// Squad server answers a wrong password by closing the connection.
-func rconErrorKind(err error, login bool, profile string) string {
+// server that closes the connection during the login refuses the
+// password (Squad does so): the library reports ErrAuthFailed for it.
+func rconErrorKind(err error) string {
 	switch {
 	case errors.Is(err, rcon.ErrAuthFailed):
-		return kindAuth
-	case login && profile == "squad" && errors.Is(err, rcon.ErrConnClosed):
 		return kindAuth
 	case errors.Is(err, rcon.ErrTimeout), errors.Is(err, rcon.ErrNoAuthResponse):
 		return kindTimeout
@@ -620,18 +746,18 @@ func rconErrorKind(err error, login bool, profile string) string {
 // rconHint suggests what to check after err.
 func rconHint(t *rconTarget, err error, login bool) string {
 	switch {
+	case errors.Is(err, rcon.ErrAuthFailed) && errors.Is(err, rcon.ErrConnClosed):
+		return "the server closed the connection during the login, as Squad does for a wrong password; a banned address or the wrong --dialect do it too"
 	case errors.Is(err, rcon.ErrAuthFailed):
 		return "the server refused the password; servers lock an address out after repeated failures"
 	case errors.Is(err, rcon.ErrNoAuthResponse):
-		return "the server never answered the login: a wrong password on ARK, or not an RCON port (A2S queries use UDP)"
-	case login && errors.Is(err, rcon.ErrConnClosed):
-		return "the server closed the connection during the login: a wrong password on Squad, a banned address, or the wrong --dialect"
+		return fmt.Sprintf("the server never answered the login within %v: this server answers a wrong password with silence (as ARK does), or the port is not an RCON port (A2S queries use UDP)", t.opts.Timeout)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Sprintf("nothing listens on %s/tcp: is RCON enabled, and is this its port (27015 for Source, 25575 for Minecraft)?", t.addr)
 	case login && errors.As(err, new(*net.DNSError)) && t.servers != "":
 		return "no such host, and no configured server of that name (configured: " + t.servers + ")"
 	case errors.Is(err, rcon.ErrTimeout):
-		return fmt.Sprintf("no complete answer within %v: raise --timeout, or pick the game's --profile (%s)", t.opts.Timeout, profileNames())
+		return fmt.Sprintf("no complete answer within %v: the command may take longer (raise --timeout); --debug shows what arrived", t.opts.Timeout)
 	}
 	return ""
 }

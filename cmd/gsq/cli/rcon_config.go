@@ -1,13 +1,13 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -27,19 +27,18 @@ import (
 //	    dialect: minecraft
 //	    timeout: 5s
 //
-// Keys other than "servers" belong to other commands and are ignored here;
-// an unknown key inside a server entry is an error, so a typo does not go
-// unnoticed.
+// An unknown key, at the top or inside a server entry, is an error that
+// names its line, so a typo does not go unnoticed.
 
 // rconServer is one named server of the config file.
 type rconServer struct {
-	Address      string        `yaml:"address"`
-	Password     string        `yaml:"password"`
-	PasswordFile string        `yaml:"password_file"`
-	PasswordEnv  string        `yaml:"password_env"`
-	Dialect      string        `yaml:"dialect"`
-	Profile      string        `yaml:"profile"`
-	Timeout      time.Duration `yaml:"timeout"`
+	Address      string
+	Password     string
+	PasswordFile string
+	PasswordEnv  string
+	Dialect      string
+	Profile      string
+	Timeout      time.Duration
 }
 
 // rconServerKeys are the keys a server entry may have.
@@ -83,24 +82,85 @@ func loadRconConfig(path string, explicit bool) (*rconConfig, error) {
 		return nil, usageError("config: %v", err)
 	}
 	c.private = info.Mode().Perm()&0o077 == 0
-	var doc struct {
-		Servers map[string]yaml.Node `yaml:"servers"`
-	}
-	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+	servers, err := parseRconConfig(data)
+	if err != nil {
 		return nil, usageError("config %s: %v", path, err)
 	}
-	c.servers = make(map[string]rconServer, len(doc.Servers))
-	for name, node := range doc.Servers {
-		if err := checkYAMLKeys(&node, rconServerKeys); err != nil {
-			return nil, usageError("config %s: server %q: %v", path, name, err)
-		}
-		var s rconServer
-		if err := node.Decode(&s); err != nil {
-			return nil, usageError("config %s: server %q: %v", path, name, err)
-		}
-		c.servers[name] = s
-	}
+	c.servers = servers
 	return c, nil
+}
+
+// rconConfigKeys are the keys the config file may have at the top.
+var rconConfigKeys = []string{"servers"}
+
+// parseRconConfig reads the servers of a config file. Its errors name the
+// line at fault and say what was expected, in YAML's terms.
+func parseRconConfig(data []byte) (map[string]rconServer, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	servers := map[string]rconServer{}
+	if len(root.Content) == 0 {
+		return servers, nil // an empty file
+	}
+	doc := root.Content[0]
+	if err := checkYAMLKeys(doc, rconConfigKeys); err != nil {
+		return nil, err
+	}
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		list := doc.Content[i+1]
+		if list.Kind == yaml.ScalarNode && list.Tag == "!!null" {
+			continue // "servers:" with nothing under it
+		}
+		if list.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("line %d: servers: want a mapping of server names to their settings", list.Line)
+		}
+		for j := 0; j+1 < len(list.Content); j += 2 {
+			name, entry := list.Content[j].Value, list.Content[j+1]
+			s, err := parseRconServer(entry)
+			if err != nil {
+				return nil, fmt.Errorf("server %q: %w", name, err)
+			}
+			servers[name] = s
+		}
+	}
+	return servers, nil
+}
+
+// parseRconServer reads one server entry.
+func parseRconServer(node *yaml.Node) (rconServer, error) {
+	var s rconServer
+	if err := checkYAMLKeys(node, rconServerKeys); err != nil {
+		return s, err
+	}
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		key, v := node.Content[i].Value, node.Content[i+1]
+		if v.Kind != yaml.ScalarNode {
+			return s, fmt.Errorf("line %d: %s: want a single value", v.Line, key)
+		}
+		switch key {
+		case "address":
+			s.Address = v.Value
+		case "password":
+			s.Password = v.Value
+		case "password_file":
+			s.PasswordFile = v.Value
+		case "password_env":
+			s.PasswordEnv = v.Value
+		case "dialect":
+			s.Dialect = v.Value
+		case "profile":
+			s.Profile = v.Value
+		case "timeout":
+			d, err := time.ParseDuration(v.Value)
+			if err != nil || d < 0 {
+				return s, fmt.Errorf("line %d: timeout: want a duration such as 5s or 500ms, got %q", v.Line, v.Value)
+			}
+			s.Timeout = d
+		}
+	}
+	return s, nil
 }
 
 // checkYAMLKeys reports the first key of the mapping node that is not in known.
@@ -110,11 +170,7 @@ func checkYAMLKeys(node *yaml.Node, known []string) error {
 	}
 	for i := 0; i+1 < len(node.Content); i += 2 {
 		k := node.Content[i]
-		found := false
-		for _, name := range known {
-			found = found || k.Value == name
-		}
-		if !found {
+		if !slices.Contains(known, k.Value) {
 			return fmt.Errorf("line %d: unknown key %q (known: %s)", k.Line, k.Value, strings.Join(known, ", "))
 		}
 	}
@@ -150,9 +206,6 @@ func (s *rconServer) validate(name string) error {
 	}
 	if _, err := rcon.LookupProfile(s.Profile); err != nil {
 		return fmt.Errorf("server %q: %v", name, err)
-	}
-	if s.Timeout < 0 {
-		return fmt.Errorf("server %q: negative timeout", name)
 	}
 	return nil
 }

@@ -4,20 +4,22 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/spf13/cobra"
 
 	"github.com/gsq-project/gsq/rcon"
 )
 
 // rconDumper returns an rcon.Options.Debug hook that writes each packet to
 // w as a hex dump headed by its direction, size, id, type and body. The
-// body of a login packet is the password: it is shown as asterisks, in
-// the header and in the dump.
-func rconDumper(w io.Writer, addr string) func(dir string, b []byte) {
+// client hands it the login packet with the password already masked.
+func rconDumper(w io.Writer, addr string) func(dir string, peer netip.AddrPort, b []byte) {
 	var mu sync.Mutex
-	return func(dir string, b []byte) {
+	return func(dir string, _ netip.AddrPort, b []byte) {
 		mu.Lock()
 		defer mu.Unlock()
 		arrow := "->"
@@ -27,24 +29,10 @@ func rconDumper(w io.Writer, addr string) func(dir string, b []byte) {
 		p, _, err := rcon.ParsePacket(b, len(b))
 		desc := "malformed packet"
 		if err == nil {
-			if dir == "send" && p.Type == rcon.TypeAuth {
-				b = redactBody(b)
-				p.Body = []byte(strings.Repeat("*", len(p.Body)))
-			}
 			desc = fmt.Sprintf("id %d %s, body %d bytes %q", p.ID, describeRconType(dir, p.Type), len(p.Body), abbreviate(rcon.DecodeText(p.Body), 60))
 		}
 		fmt.Fprintf(w, "%s %s %s %d bytes: %s\n%s", dir, arrow, addr, len(b), desc, hex.Dump(b))
 	}
-}
-
-// redactBody returns a copy of the packet b with its body bytes (between
-// the 12-byte header and the two NULs) replaced by '*'.
-func redactBody(b []byte) []byte {
-	b = slices.Clone(b)
-	for i := 12; i < len(b)-2; i++ {
-		b[i] = '*'
-	}
-	return b
 }
 
 // describeRconType names a packet type as the direction reads it: type 2
@@ -133,5 +121,41 @@ func printRconConfig(w io.Writer, t *rconTarget) {
 	}
 	if t.opts.LooseIDs {
 		fmt.Fprintln(w, "loose-ids: true")
+	}
+}
+
+// registerRconCompletions completes rcon's enumerated flags and, as the
+// first argument, the names of the configured servers.
+func registerRconCompletions(env *Env, cmd *cobra.Command, o *rconOptions) {
+	fixed := func(values ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return values, cobra.ShellCompDirectiveNoFileComp
+		}
+	}
+	_ = cmd.RegisterFlagCompletionFunc("profile", fixed(rcon.ProfileNames()...))
+	_ = cmd.RegisterFlagCompletionFunc("dialect", fixed(rconDialects...))
+	_ = cmd.RegisterFlagCompletionFunc("encoding", fixed("auto", "utf8", "latin1"))
+	serverNames := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		path := o.config
+		if path == "" {
+			path = rconConfigPath(env)
+		}
+		cfg, err := loadRconConfig(path, o.config != "")
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		names := make([]string, 0, len(cfg.servers))
+		for name := range cfg.servers {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		return names, cobra.ShellCompDirectiveNoFileComp
+	}
+	_ = cmd.RegisterFlagCompletionFunc("host", serverNames)
+	cmd.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 || o.host != "" {
+			return nil, cobra.ShellCompDirectiveNoFileComp // commands
+		}
+		return serverNames(c, args, toComplete)
 	}
 }

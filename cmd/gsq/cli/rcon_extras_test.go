@@ -104,7 +104,7 @@ func TestRconEncoding(t *testing.T) {
 // --print-config shows the resolved settings, never the password.
 func TestRconPrintConfig(t *testing.T) {
 	r := withPassword.run(t, "rcon", "--print-config", "--dialect", "minecraft", "--keepalive", "30s", "mc.example.com")
-	r.want(t, ExitOK, "address:   mc.example.com:25575\ndialect:   minecraft\nprofile:   (none)\ntimeout:   10s\npassword:  (set, not shown)\nkeepalive: 30s\n")
+	r.want(t, ExitOK, "address:   mc.example.com:25575\ndialect:   minecraft\nprofile:   (none)\ntimeout:   5s\npassword:  (set, not shown)\nkeepalive: 30s\n")
 	gsqCase{}.run(t, "rcon", "--print-config", "127.0.0.1").want(t, ExitOK,
-		"address:   127.0.0.1:27015\ndialect:   source\nprofile:   (none)\ntimeout:   10s\npassword:  (none)\n")
+		"address:   127.0.0.1:27015\ndialect:   source\nprofile:   (none)\ntimeout:   5s\npassword:  (none)\n")
 }

@@ -14,14 +14,11 @@ import (
 	"github.com/gsq-project/gsq/rcon"
 )
 
-// This file is the interactive shell of `gsq rcon`: liner line editing,
-// history kept across sessions, and reconnection when the server drops
-// the connection.
+// This file is the interactive shell of `gsq rcon`: liner line editing and
+// history kept across sessions. When the server drops the connection, the
+// client dials again before it sends the next command.
 
 const (
-	// reconnectAttempts bounds one round of reconnection; the next
-	// command starts another round.
-	reconnectAttempts = 5
 	// maxHistoryFile bounds how much of the history file is read.
 	maxHistoryFile = 8 << 20
 	// maxHistoryLine is the longest line kept in the history (liner
@@ -43,18 +40,13 @@ A line that starts with a space is not kept in the history.
 type rconShell struct {
 	env    *Env
 	t      *rconTarget
-	client *rcon.Client // nil after a failed reconnection
+	client *rcon.Client
 	out    *rconPrinter
 }
 
-// runRconShell runs the interactive shell on client, which it owns.
+// runRconShell runs the interactive shell on client.
 func runRconShell(ctx context.Context, env *Env, t *rconTarget, client *rcon.Client, out *rconPrinter) error {
 	sh := &rconShell{env: env, t: t, client: client, out: out}
-	defer func() {
-		if sh.client != nil {
-			sh.client.Close()
-		}
-	}()
 	l := liner.NewLiner()
 	defer l.Close()
 	l.SetCtrlCAborts(true)
@@ -108,58 +100,23 @@ func runRconShell(ctx context.Context, env *Env, t *rconTarget, client *rcon.Cli
 }
 
 // exec runs one line and prints its output, then any unsolicited packets
-// (Squad chat, Rust console lines) that came meanwhile. When the
-// connection is gone it reconnects.
+// (Squad chat, Rust console lines) that came meanwhile.
 func (sh *rconShell) exec(ctx context.Context, line string) int {
-	if sh.client == nil {
-		if code := sh.reconnect(ctx); code != ExitOK {
-			fmt.Fprintf(sh.env.Stderr, "gsq: error: %q was not sent: not connected\n", line)
-			return code
-		}
-	}
-	text, err := sh.t.exec(ctx, sh.client, line)
-	sh.out.result(line, text, err)
+	body, err := sh.t.exec(ctx, sh.client, line)
+	sh.out.result(line, body, sh.t.decode, err)
 	sh.events()
 	if err == nil {
 		return ExitOK
 	}
 	code := sh.out.fail(sh.t, line, err, false)
-	if ctx.Err() == nil && (errors.Is(err, rcon.ErrConnClosed) || errors.Is(err, rcon.ErrProtocol)) {
-		fmt.Fprintf(sh.env.Stderr, "gsq: connection to %s lost; %q was not sent again (it may or may not have run)\n", sh.t.addr, line)
-		return sh.reconnect(ctx)
+	var oe *rcon.OpError
+	switch {
+	case ctx.Err() != nil:
+	case errors.As(err, &oe) && oe.Op != "exec":
+		fmt.Fprintf(sh.env.Stderr, "gsq: %q was not sent: the connection to %s could not be re-established; the next command tries again\n", line, sh.t.addr)
+	case errors.Is(err, rcon.ErrConnClosed), errors.Is(err, rcon.ErrProtocol):
+		fmt.Fprintf(sh.env.Stderr, "gsq: the connection to %s was lost while %q ran; it is not sent again (it may or may not have run)\n", sh.t.addr, line)
 	}
-	return code
-}
-
-// reconnect dials and logs in again, with backoff, and reports on stderr.
-// It returns ExitAuth when the password no longer works.
-func (sh *rconShell) reconnect(ctx context.Context) int {
-	if sh.client != nil {
-		sh.client.Close()
-		sh.client = nil
-	}
-	backoff := rcon.MinReconnectBackoff
-	code := ExitTimeout
-	for attempt := 1; attempt <= reconnectAttempts; attempt++ {
-		if attempt > 1 {
-			if pause(ctx, backoff) != nil {
-				return ExitFailure
-			}
-			backoff = min(2*backoff, rcon.MaxReconnectBackoff)
-		}
-		fmt.Fprintf(sh.env.Stderr, "gsq: reconnecting to %s (attempt %d of %d)\n", sh.t.addr, attempt, reconnectAttempts)
-		c, err := sh.t.dial(ctx)
-		if err == nil {
-			sh.client = c
-			fmt.Fprintf(sh.env.Stderr, "gsq: reconnected to %s\n", sh.t.addr)
-			return ExitOK
-		}
-		code = sh.out.fail(sh.t, "", err, true)
-		if code == ExitAuth || ctx.Err() != nil {
-			return code
-		}
-	}
-	fmt.Fprintln(sh.env.Stderr, "gsq: hint: still not connected; the next command tries again")
 	return code
 }
 
@@ -171,7 +128,7 @@ func (sh *rconShell) events() {
 			if !ok {
 				return
 			}
-			sh.out.result("", "["+p.Type.String()+"] "+rcon.DecodeText(p.Body), nil)
+			sh.out.event(p.Type, p.Body)
 		default:
 			return
 		}

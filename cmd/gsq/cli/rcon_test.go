@@ -389,7 +389,6 @@ func TestRconConfig(t *testing.T) {
 	dir := filepath.Join(cfgHome, "gsq")
 	writeFileMode(t, filepath.Join(dir, "secret"), testPassword, 0o600)
 	writeFileMode(t, filepath.Join(dir, "config.yaml"), `
-query: {ignored: true}   # other commands' keys
 servers:
   src:
     address: `+src+`
@@ -407,9 +406,8 @@ servers:
 	c.run(t, "rcon", "src", "echo src").want(t, ExitOK, "src\n")
 	c.run(t, "rcon", "mc", "echo mc").want(t, ExitOK, "mc\n")
 	c.run(t, "rcon", "inline", "echo inline").want(t, ExitOK, "inline\n")
-	// Flags override the entry: the wrong dialect makes the Minecraft
-	// server drop the connection (probe coalesced with the command).
-	if r := c.run(t, "rcon", "--dialect", "source", "mc", "echo mc"); r.code == ExitOK {
+	// Flags override the entry.
+	if r := c.run(t, "rcon", "--dialect", "source", "--print-config", "mc"); !strings.Contains(r.stdout, "dialect:   source") {
 		t.Errorf("--dialect did not override the config: %+v", r)
 	}
 	c.run(t, "rcon", "--password", "wrong", "src", "echo x").want(t, ExitAuth, "")
@@ -441,18 +439,25 @@ servers:
 			t.Errorf("no permission hint in %q", r.stderr)
 		}
 	})
-	for name, body := range map[string]string{
-		"unknown key":   "servers:\n  x:\n    adress: " + src + "\n",
-		"no address":    "servers:\n  x:\n    dialect: cs2\n",
-		"two passwords": "servers:\n  x:\n    address: " + src + "\n    password: a\n    password_env: B\n",
-		"bad dialect":   "servers:\n  x:\n    address: " + src + "\n    dialect: quake\n",
-		"bad timeout":   "servers:\n  x:\n    address: " + src + "\n    timeout: soon\n",
-		"not yaml":      "servers: [\n",
+	for name, tc := range map[string]struct{ body, stderr string }{
+		"unknown key":      {"servers:\n  x:\n    adress: " + src + "\n", `line 3: unknown key "adress"`},
+		"top-level typo":   {"server:\n  x:\n    address: " + src + "\n", `line 1: unknown key "server" (known: servers)`},
+		"no address":       {"servers:\n  x:\n    dialect: cs2\n", "has no address"},
+		"two passwords":    {"servers:\n  x:\n    address: " + src + "\n    password: a\n    password_env: B\n", "only one of"},
+		"bad dialect":      {"servers:\n  x:\n    address: " + src + "\n    dialect: quake\n", "unknown dialect"},
+		"bad timeout":      {"servers:\n  x:\n    address: " + src + "\n    timeout: soon\n", `line 4: timeout: want a duration such as 5s or 500ms, got "soon"`},
+		"negative timeout": {"servers:\n  x:\n    address: " + src + "\n    timeout: -1s\n", "line 4: timeout"},
+		"not yaml":         {"servers:\n  x:\n    address: a\n  y: [\n", "line 4"},
+		"not a mapping":    {"servers: [a, b]\n", "line 1: servers: want a mapping"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg := filepath.Join(t.TempDir(), "bad.yaml")
-			writeFileMode(t, cfg, body, 0o600)
-			withPassword.run(t, "rcon", "--config", cfg, "x", "echo x").want(t, ExitUsage, "")
+			writeFileMode(t, cfg, tc.body, 0o600)
+			r := withPassword.run(t, "rcon", "--config", cfg, "x", "echo x")
+			r.want(t, ExitUsage, "")
+			if !strings.Contains(r.stderr, tc.stderr) || strings.Contains(r.stderr, "time.Duration") || strings.Contains(r.stderr, "yaml.Node") {
+				t.Errorf("stderr %q, want it to say %q in the user's terms", r.stderr, tc.stderr)
+			}
 		})
 	}
 }
@@ -547,10 +552,10 @@ func TestVisibleControls(t *testing.T) {
 }
 
 func TestCommandSource(t *testing.T) {
-	next := commandSource([]string{"first"}, strings.NewReader("# c\n  second  \n\n#x\nthird"))
+	q := commandSource([]string{"first"}, strings.NewReader("# c\n  second  \n\n#x\nthird"))
 	var got []string
 	for {
-		c, ok, err := next()
+		c, ok, err := q.next()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -571,9 +576,9 @@ func FuzzRconScript(f *testing.F) {
 	f.Add("# c\n\necho a\r\n  say b  \n#x")
 	f.Add("\x1b[2J\a\r\x00\x7f\u009b§a")
 	f.Fuzz(func(t *testing.T, s string) {
-		next := commandSource(nil, strings.NewReader(s))
+		q := commandSource(nil, strings.NewReader(s))
 		for range len(s) + 1 {
-			c, ok, err := next()
+			c, ok, err := q.next()
 			if err != nil || !ok {
 				break
 			}
