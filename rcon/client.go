@@ -145,7 +145,7 @@ type Client struct {
 	evmu     sync.Mutex    // guards sends on events against Close
 	evClosed bool
 	readers  sync.WaitGroup
-	lastUsed atomic.Int64  // when a command last started or ended, in Unix ns
+	lastUsed atomic.Int64  // with KeepAlive, when a command last started or ended, in Unix ns
 	ids      atomic.Uint32 // request ids issued (see newID)
 
 	lmu sync.Mutex
@@ -303,12 +303,13 @@ func (c *Client) start(ctx context.Context, nc net.Conn) error {
 	}
 	first := c.cn == nil
 	c.cn = cn
-	c.backoff = minReconnectBackoff
+	// A connection that worked may be replaced at once if it drops.
+	c.backoff, c.lastAttempt = minReconnectBackoff, time.Time{}
 	c.readers.Add(1)
 	c.mu.Unlock()
 	if first {
 		c.pipeline = c.opts.Pipeline && c.canPipeline()
-		c.coalesce = c.pipeline
+		c.coalesce = c.pipeline && c.opts.Dialect == DialectSource
 		if c.pipeline && c.opts.MaxInFlight > 0 {
 			c.inflight = make(chan struct{}, c.opts.MaxInFlight)
 		}
@@ -518,7 +519,7 @@ func (c *Client) late(cn *conn, p Packet) {
 		cn.rd.skipNext(squadTail)
 		return
 	}
-	if string(p.Body) == string(srcdsProbeTail) {
+	if isProbeTail(p.Body) {
 		return
 	}
 	c.log.Printf("late", "rcon: %s: dropped late packet id %d type %v (%d bytes)", c.addr, p.ID, p.Type, len(p.Body))
@@ -754,7 +755,9 @@ func (c *Client) run(ctx context.Context, cmd string, keep func([]byte)) (exchan
 		keep(nil)
 		return x, opError("exec", c.addr, fmt.Errorf("%w: %d bytes, %v allows %d", ErrCommandTooLong, len(cmd), c.opts.Dialect, n))
 	}
-	c.lastUsed.Store(x.start.UnixNano())
+	if c.opts.KeepAlive > 0 {
+		c.lastUsed.Store(x.start.UnixNano())
+	}
 	dl, ok := ctx.Deadline()
 	if !ok {
 		dl = x.start.Add(c.opts.Timeout)
@@ -766,6 +769,8 @@ func (c *Client) run(ctx context.Context, cmd string, keep func([]byte)) (exchan
 	} else {
 		err = c.execSerial(ctx, dl, cmd, &x, keep)
 	}
-	c.lastUsed.Store(time.Now().UnixNano())
+	if c.opts.KeepAlive > 0 {
+		c.lastUsed.Store(time.Now().UnixNano())
+	}
 	return x, opError("exec", c.addr, err)
 }

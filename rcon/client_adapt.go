@@ -46,6 +46,10 @@ type traits struct {
 	// fragment shorter than 4096 UTF-16 units, and it is never sent two
 	// packets back to back.
 	minecraft bool
+	// execMarker: the end-of-answer marker is an empty command, not an
+	// empty RESPONSE_VALUE (the Minecraft dialect, and servers that hang
+	// up on the latter).
+	execMarker bool
 }
 
 func (t *traits) acceptsID(id int32) bool { return slices.Contains(t.fixedIDs, id) }

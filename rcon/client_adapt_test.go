@@ -39,13 +39,30 @@ func defaultConversation(p rcontest.Profile) conversation {
 	}
 }
 
-// zeroOptions is what a user who knows nothing of the server passes: no
-// Options at all, or for the Minecraft-shaped ones the dialect only.
-func zeroOptions(p rcontest.Profile) *rcon.Options {
-	if p == rcontest.Minecraft || p == rcontest.GoMC {
-		return &rcon.Options{Dialect: rcon.DialectMinecraft}
+// adaptCase is a profile and the options a user who knows nothing of
+// the server passes: none at all, or, for the Minecraft-shaped servers,
+// the dialect (as on the default Minecraft port).
+type adaptCase struct {
+	profile rcontest.Profile
+	dialect rcon.Dialect
+}
+
+func (a adaptCase) String() string {
+	if a.dialect == rcon.DialectMinecraft {
+		return a.profile.String() + "/minecraft-dialect"
 	}
-	return nil
+	return a.profile.String() + "/zero-options"
+}
+
+func adaptCases() []adaptCase {
+	var cs []adaptCase
+	for _, p := range rcontest.Profiles() {
+		cs = append(cs, adaptCase{profile: p})
+		if p == rcontest.Minecraft || p == rcontest.GoMC {
+			cs = append(cs, adaptCase{profile: p, dialect: rcon.DialectMinecraft})
+		}
+	}
+	return cs
 }
 
 // logSink collects a client's Logf lines.
@@ -71,17 +88,14 @@ func (l *logSink) String() string {
 // command must give its exact output, in order.
 func TestAdaptsToEveryProfile(t *testing.T) {
 	t.Parallel()
-	for _, p := range rcontest.Profiles() {
-		t.Run(p.String(), func(t *testing.T) {
+	for _, ac := range adaptCases() {
+		p := ac.profile
+		t.Run(ac.String(), func(t *testing.T) {
 			t.Parallel()
 			s := rcontest.NewServer(p, "pw", nil)
 			defer s.Close()
 			var log logSink
-			opts := zeroOptions(p)
-			if opts == nil {
-				opts = &rcon.Options{}
-			}
-			opts.Logf = log.logf
+			opts := &rcon.Options{Dialect: ac.dialect, Logf: log.logf}
 			ctx := bounded(t)
 			c, err := rcon.Dial(ctx, s.Addr().String(), "pw", opts)
 			if err != nil {
@@ -120,16 +134,13 @@ func bounded(t *testing.T) context.Context {
 // ErrNoAuthResponse, a timeout, within the login's bound.
 func TestWrongPasswordPerProfile(t *testing.T) {
 	t.Parallel()
-	for _, p := range rcontest.Profiles() {
-		t.Run(p.String(), func(t *testing.T) {
+	for _, ac := range adaptCases() {
+		p := ac.profile
+		t.Run(ac.String(), func(t *testing.T) {
 			t.Parallel()
 			s := rcontest.NewServer(p, "pw", nil)
 			defer s.Close()
-			opts := zeroOptions(p)
-			if opts == nil {
-				opts = &rcon.Options{}
-			}
-			opts.Timeout = 300 * time.Millisecond
+			opts := &rcon.Options{Dialect: ac.dialect, Timeout: 300 * time.Millisecond}
 			c, err := rcon.Dial(context.Background(), s.Addr().String(), "wrong", opts)
 			if err == nil {
 				c.Close()

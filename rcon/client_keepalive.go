@@ -64,15 +64,15 @@ func (c *Client) probeIdle(cn *conn) {
 	if err := c.takeTurn(backgroundCtx, dl, cn); err != nil {
 		return
 	}
-	defer c.endTurn(cn)
+	defer c.endTurn(cn, time.Time{})
 	id := c.newID()
-	if err := c.send(cn, dl, c.marker(id)); err != nil || !answered {
+	if err := c.send(cn, dl, c.markerFor(id)); err != nil || !answered {
 		return
 	}
 	for {
 		p, err := cn.readBy(dl)
 		switch {
-		case err == nil && (p.ID == id || (t.acceptsID(p.ID) && string(p.Body) == string(srcdsProbeTail))):
+		case err == nil && (p.ID == id || (t.acceptsID(p.ID) && isProbeTail(p.Body))):
 			if p.ID == id && cn.rd.wholePacketBuffered() { // SRCDS's extra packet
 				if q, err := cn.rd.next(); err == nil {
 					c.foreign(cn, q)

@@ -26,6 +26,7 @@ type call struct {
 	done     bool
 	err      error
 	needProb bool // the Terminator asked for a probe mid-answer
+	single   bool // the answer is one packet
 }
 
 // execPipelined runs cmd as a pipelined request.
@@ -46,7 +47,14 @@ func (c *Client) execPipelined(ctx context.Context, dl time.Time, cmd string, x 
 	}
 	defer c.retire(cl)
 	term := c.opts.Terminator
-	probe := term == nil || term.Start() == StepProbe
+	var probe bool
+	if term == nil {
+		t := c.learned()
+		cl.single = t.single || t.probe == no
+		probe = !cl.single
+	} else {
+		probe = term.Start() == StepProbe
+	}
 	sent := time.Now()
 	if err := c.queue(dl, cl, Packet{ID: cl.id, Type: TypeExecCommand, Body: []byte(cmd)}, probe); err != nil {
 		return err
@@ -207,6 +215,7 @@ func (c *Client) route(cn *conn, p Packet) *call {
 		return cl
 	}
 	cl.out = appendCapped(cl.out, p.Body, c.opts.MaxResponseSize)
+	cl.done = cl.single
 	if term := c.opts.Terminator; term != nil {
 		switch term.Packet(cl.packets-1, p.Body) {
 		case StepDone:

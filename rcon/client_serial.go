@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,7 +24,7 @@ import (
 // idleReadDelay is how long a serial connection goes unread after a
 // command before its idleReader takes over. Commands sent back to back
 // never wait for the hand-over.
-const idleReadDelay = time.Millisecond
+const idleReadDelay = 20 * time.Millisecond
 
 // deadlineSlack is how much earlier than asked a read or write deadline
 // already set may fall and still be kept: setting one costs a timer
@@ -150,9 +151,13 @@ func (c *Client) takeTurn(ctx context.Context, dl time.Time, cn *conn) error {
 	}
 }
 
-// endTurn gives the right to read cn back.
-func (c *Client) endTurn(cn *conn) {
-	cn.turn.lastEnd.Store(time.Now().UnixNano())
+// endTurn gives the right to read cn back; last is about when the turn
+// was last used (the zero time: now).
+func (c *Client) endTurn(cn *conn, last time.Time) {
+	if last.IsZero() {
+		last = time.Now()
+	}
+	cn.turn.lastEnd.Store(last.UnixNano())
 	cn.turn.token <- struct{}{}
 }
 
@@ -284,7 +289,7 @@ func (c *Client) execOn(ctx context.Context, dl time.Time, cmd string, x *exchan
 	if err := c.takeTurn(ctx, dl, cn); err != nil {
 		return err
 	}
-	defer c.endTurn(cn)
+	defer func() { c.endTurn(cn, x.last) }()
 	t := c.learned()
 	if t.rust && !cn.utf8Sent {
 		if err := c.switchUTF8(ctx, dl, cn); err != nil {
@@ -316,16 +321,23 @@ func (c *Client) pause(ctx context.Context, dl time.Time) error {
 	return sleep(ctx, wait)
 }
 
-// marker is the end-of-answer probe with id: an empty RESPONSE_VALUE,
-// which SRCDS mirrors, or on the Minecraft dialect an empty command,
-// which vanilla answers harmlessly ("Unknown or incomplete command") and
-// servers built on go-mc pass to their handler, where a type-0 probe
-// makes go-mc hang up.
-func (c *Client) marker(id int32) Packet {
-	if c.opts.Dialect == DialectMinecraft {
+// marker is the end-of-answer probe with id for a server with traits t:
+// an empty RESPONSE_VALUE, which SRCDS mirrors, or an empty command on
+// the Minecraft dialect and on servers that hung up on a RESPONSE_VALUE.
+// Vanilla Minecraft answers an empty command harmlessly ("Unknown or
+// incomplete command"), and servers built on go-mc pass it to their
+// handler, where a type-0 probe makes go-mc hang up.
+func marker(id int32, t *traits) Packet {
+	if t.dialect == DialectMinecraft || t.execMarker {
 		return Packet{ID: id, Type: TypeExecCommand}
 	}
 	return Packet{ID: id, Type: TypeResponseValue}
+}
+
+// markerFor is the end-of-answer probe with id for the server as known.
+func (c *Client) markerFor(id int32) Packet {
+	t := c.learned()
+	return marker(id, &t)
 }
 
 // collect writes cmd and reads its answer into x.out. t is what is known
@@ -336,7 +348,7 @@ func (c *Client) collect(ctx context.Context, dl time.Time, cmd string, x *excha
 	var err error
 	if c.earlyProbe(t) {
 		x.probeID, x.early = c.newID(), true
-		err = c.send(cn, dl, req, c.marker(x.probeID))
+		err = c.send(cn, dl, req, marker(x.probeID, t))
 	} else {
 		err = c.send(cn, dl, req)
 	}
@@ -366,10 +378,7 @@ func (c *Client) collect(ctx context.Context, dl time.Time, cmd string, x *excha
 		p, err := cn.readBy(until)
 		if err != nil {
 			if !isTimeoutErr(err) {
-				c.fail(cn, err)
-				c.mu.Lock()
-				defer c.mu.Unlock()
-				return cn.err
+				return c.lost(x, t, err)
 			}
 			now := time.Now()
 			switch {
@@ -392,6 +401,32 @@ func (c *Client) collect(ctx context.Context, dl time.Time, cmd string, x *excha
 			return err
 		}
 	}
+}
+
+// lost handles the loss of x's connection while x waits for its answer.
+// A server that hangs up between packets after answering, while the
+// client waits to learn whether it answers probes at all, hung up on the
+// probe (go-mc's does): the answer is whole, and the client uses
+// Minecraft's rules, with an empty command as the end-of-answer marker,
+// from then on. One that hangs up on a probe written with the command
+// takes no probes there.
+func (c *Client) lost(x *exchange, t *traits, err error) error {
+	cn := x.cn
+	clean := cn.rd.atBoundary() && (errors.Is(err, io.EOF) || isConnReset(err))
+	c.fail(cn, err)
+	switch {
+	case !clean || c.opts.Terminator != nil || x.probeID == 0:
+	case x.packets > 0 && !x.early && t.probe == unknown && !t.minecraftRules():
+		c.learn(cn, func(s *traits) bool { ok := !s.execMarker; s.minecraft, s.execMarker = true, true; return ok },
+			"the server hung up on the end-of-answer probe (as go-mc's does): the answer is whole; Minecraft's rules, with an empty command as the end marker, from now on")
+		return nil
+	case x.packets == 0 && x.early && t.backToBack == unknown:
+		c.learn(cn, func(s *traits) bool { ok := s.backToBack != no; s.backToBack = no; return ok },
+			"the server hung up on a probe in the command's segment: probing after the answer's first packet from now on")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return cn.err
 }
 
 // earlyProbe reports whether the probe goes out in the command's segment:
@@ -435,7 +470,7 @@ func (c *Client) noReply(dl time.Time, x *exchange, t *traits) (done bool, err e
 			"a probe in the command's segment went unanswered: the server drops requests that arrive while it handles one (as ARK does); probing after the answer's first packet")
 		x.probeID, x.early = c.newID(), false
 		x.last = time.Now()
-		return false, c.send(cn, dl, c.marker(x.probeID))
+		return false, c.send(cn, dl, marker(x.probeID, t))
 	}
 	t.probe, t.single = no, true
 	c.learn(cn, func(s *traits) bool { ok := s.probe != no; s.probe, s.single = no, true; return ok },
@@ -462,7 +497,7 @@ func (c *Client) handle(dl time.Time, x *exchange, t *traits, p Packet) (done bo
 		c.probeReply(x, t, p)
 		return true, nil
 	case p.ID == x.id || (t.acceptsID(p.ID) && p.Type == TypeResponseValue):
-		if p.ID != x.id && x.probeID != 0 && string(p.Body) == string(srcdsProbeTail) {
+		if p.ID != x.id && x.probeID != 0 && isProbeTail(p.Body) {
 			// A server with fixed reply ids: its mirror (empty) came
 			// before this extra packet and added nothing.
 			c.probeAnswered(x, t)
@@ -477,14 +512,18 @@ func (c *Client) handle(dl time.Time, x *exchange, t *traits, p Packet) (done bo
 	return false, nil
 }
 
-// take appends an answer packet to the output.
+// take appends an answer packet to the output. It looks at the clock
+// for the first packet (the round-trip time) and when the end of the
+// answer may hang on the time since the last packet (a probe's fate, a
+// Terminator's quiet period).
 func (c *Client) take(x *exchange, p Packet) error {
-	now := time.Now()
+	if x.packets == 0 || x.probeID != 0 || c.opts.Terminator != nil {
+		x.last = time.Now()
+	}
 	if x.packets == 0 {
-		x.rtt = now.Sub(x.sent)
+		x.rtt = x.last.Sub(x.sent)
 	}
 	x.packets++
-	x.last = now
 	if len(x.out)+len(p.Body) > c.opts.MaxResponseSize {
 		err := fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, c.opts.MaxResponseSize)
 		c.fail(x.cn, err)
@@ -535,7 +574,7 @@ func (c *Client) step(dl time.Time, x *exchange, t *traits, body []byte) (done b
 		return true, nil
 	case s == StepProbe:
 		x.probeID = c.newID()
-		return false, c.send(x.cn, dl, c.marker(x.probeID))
+		return false, c.send(x.cn, dl, marker(x.probeID, t))
 	}
 	return false, nil
 }
@@ -695,7 +734,7 @@ func (c *Client) settle(ctx context.Context, dl time.Time) {
 	if c.takeTurn(ctx, dl, cn) != nil {
 		return
 	}
-	defer c.endTurn(cn)
+	defer c.endTurn(cn, time.Time{})
 	for !a.answered.Load() && time.Now().Before(until) && ctx.Err() == nil {
 		p, err := cn.readBy(until)
 		if err != nil {

@@ -27,9 +27,11 @@ func serveOurs(t *testing.T, d Dialect, h HandlerFunc) string {
 // The client against the package's own Server, in every dialect, with
 // output large enough to be split and commands in parallel.
 func TestClientAgainstServer(t *testing.T) {
+	t.Parallel()
 	out := bigOutput(300 << 10)
 	for _, d := range []Dialect{DialectSource, DialectCS2, DialectMinecraft} {
 		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
 			addr := serveOurs(t, d, func(_ context.Context, w ResponseWriter, cmd string) {
 				if cmd == "big" {
 					io.WriteString(w, out)

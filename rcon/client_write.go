@@ -28,13 +28,36 @@ type writeQueue struct {
 // cl's probe to the connection's write queue and, if no Write is in
 // flight, writes the queue.
 func (c *Client) queue(dl time.Time, cl *call, req Packet, probe bool) error {
+	if !c.coalesce {
+		c.wmu.Lock()
+		defer c.wmu.Unlock()
+		b := c.wbuf[:0]
+		if req.ID != 0 {
+			b = c.appendPacket(b, cl.cn, req)
+		}
+		if probe {
+			b = c.appendPacket(b, cl.cn, c.markerFor(cl.probeID))
+		}
+		cl.cn.nc.SetWriteDeadline(dl)
+		_, err := cl.cn.nc.Write(b)
+		if cap(b) <= maxKeptScratch {
+			c.wbuf = b
+		}
+		if err != nil {
+			c.fail(cl.cn, err)
+			c.mu.Lock()
+			err = cl.cn.err
+			c.mu.Unlock()
+		}
+		return err
+	}
 	q := &cl.cn.wq
 	q.mu.Lock()
 	if req.ID != 0 {
 		q.buf = c.appendPacket(q.buf, cl.cn, req)
 	}
 	if probe {
-		q.buf = c.appendPacket(q.buf, cl.cn, c.marker(cl.probeID))
+		q.buf = c.appendPacket(q.buf, cl.cn, c.markerFor(cl.probeID))
 	}
 	if dl.After(q.deadline) {
 		q.deadline = dl

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync/atomic"
 
 	"github.com/gsq-project/gsq/internal/wire"
 )
@@ -161,12 +162,12 @@ type Reader struct {
 	max int
 
 	hdr     [4]byte
-	hdrN    int    // bytes of hdr read so far
-	payload []byte // the packet being read once its size is known
-	payN    int    // bytes of payload read so far
-	scratch []byte // reused for payloads that are not buffered whole
-	skip    []byte // bytes to discard first if the stream holds them next
-	partial int64  // bytes of unfinished packets read so far, ever
+	hdrN    int          // bytes of hdr read so far
+	payload []byte       // the packet being read once its size is known
+	payN    int          // bytes of payload read so far
+	scratch []byte       // reused for payloads that are not buffered whole
+	skip    []byte       // bytes to discard first if the stream holds them next
+	partial atomic.Int64 // bytes of packets read in pieces so far, ever
 
 	debug func(b []byte) // sees the wire bytes of each packet read
 }
@@ -233,7 +234,7 @@ func (r *Reader) next() (Packet, error) {
 	if r.payload == nil {
 		n, err := io.ReadFull(r.br, r.hdr[r.hdrN:])
 		r.hdrN += n
-		r.partial += int64(n)
+		r.partial.Add(int64(n))
 		if err != nil {
 			return Packet{}, truncated(err, r.hdrN)
 		}
@@ -250,7 +251,7 @@ func (r *Reader) next() (Packet, error) {
 	}
 	n, err := io.ReadFull(r.br, r.payload[r.payN:])
 	r.payN += n
-	r.partial += int64(n)
+	r.partial.Add(int64(n))
 	if err != nil {
 		return Packet{}, truncated(err, 4+r.payN)
 	}
@@ -290,9 +291,12 @@ func (r *Reader) buffered() (p Packet, ok bool, err error) {
 	return p, true, nil
 }
 
+// atBoundary reports whether the Reader stands between two packets.
+func (r *Reader) atBoundary() bool { return r.hdrN == 0 && r.payload == nil }
+
 // progress counts the bytes of packets read in pieces, so that a caller
 // whose read timed out can tell whether anything arrived meanwhile.
-func (r *Reader) progress() int64 { return r.partial }
+func (r *Reader) progress() int64 { return r.partial.Load() }
 
 // wholePacketBuffered reports whether the input buffer holds a whole
 // packet, so reading it will not block.

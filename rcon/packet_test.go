@@ -17,6 +17,7 @@ func le(v int32) []byte { return []byte{byte(v), byte(v >> 8), byte(v >> 16), by
 func raw(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 
 func TestAppendBinary(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		p    Packet
@@ -31,6 +32,7 @@ func TestAppendBinary(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			prefix := []byte("xyz")
 			got, err := tt.p.AppendBinary(prefix)
 			if err != nil {
@@ -51,6 +53,7 @@ func TestAppendBinary(t *testing.T) {
 }
 
 func TestParsePacket(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		in      []byte
@@ -88,6 +91,7 @@ func TestParsePacket(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got, n, err := ParsePacket(tt.in, tt.max)
 			if tt.wantErr != nil {
 				var pe *ParseError
@@ -110,6 +114,7 @@ func TestParsePacket(t *testing.T) {
 }
 
 func TestSizeErrorFields(t *testing.T) {
+	t.Parallel()
 	_, _, err := ParsePacket(raw(le(5000)), 4096)
 	var se *SizeError
 	if !errors.As(err, &se) || se.Size != 5000 || se.Max != 4096 {
@@ -120,6 +125,7 @@ func TestSizeErrorFields(t *testing.T) {
 // Every strict prefix of a valid packet is truncated, never a panic or a
 // bogus packet.
 func TestParsePacketPrefixes(t *testing.T) {
+	t.Parallel()
 	b, _ := Packet{ID: 3, Type: TypeResponseValue, Body: []byte("some output")}.AppendBinary(nil)
 	for i := range len(b) {
 		if _, _, err := ParsePacket(b[:i], 0); !errors.Is(err, ErrTruncated) {
@@ -129,6 +135,7 @@ func TestParsePacketPrefixes(t *testing.T) {
 }
 
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	bodies := [][]byte{nil, []byte("x"), []byte("a\x00b"), bytes.Repeat([]byte("Ж"), 3000)}
 	for _, body := range bodies {
 		p := Packet{ID: -77, Type: TypeExecCommand, Body: body}
@@ -154,6 +161,7 @@ func stream(t testing.TB, pkts ...Packet) []byte {
 }
 
 func TestReaderSegmentation(t *testing.T) {
+	t.Parallel()
 	pkts := []Packet{
 		{ID: 1, Type: TypeResponseValue, Body: []byte{}},
 		{ID: 1, Type: TypeAuthResponse, Body: []byte{}},
@@ -170,6 +178,7 @@ func TestReaderSegmentation(t *testing.T) {
 	}
 	for name, r := range readers {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			rd := NewReader(r, 0)
 			for i, want := range pkts {
 				got, err := rd.ReadPacket()
@@ -206,6 +215,7 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 }
 
 func TestReaderErrors(t *testing.T) {
+	t.Parallel()
 	full := stream(t, Packet{ID: 1, Body: []byte("hello")})
 	tests := []struct {
 		name    string
@@ -221,6 +231,7 @@ func TestReaderErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := NewReader(bytes.NewReader(tt.in), tt.max).ReadPacket()
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
@@ -235,6 +246,7 @@ func TestReaderErrors(t *testing.T) {
 
 // A lying size field is rejected before anything is allocated for it.
 func TestReaderHugeSizeNoAlloc(t *testing.T) {
+	t.Parallel()
 	in := raw(le(0x7fffffff))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -250,6 +262,7 @@ func TestReaderHugeSizeNoAlloc(t *testing.T) {
 }
 
 func TestCodecAllocs(t *testing.T) {
+	// Not parallel: testing.AllocsPerRun forbids it.
 	p := Packet{ID: 42, Type: TypeExecCommand, Body: []byte("status")}
 	buf := make([]byte, 0, 64)
 	if a := testing.AllocsPerRun(100, func() { _, _ = p.AppendBinary(buf[:0]) }); a != 0 {
@@ -262,6 +275,7 @@ func TestCodecAllocs(t *testing.T) {
 }
 
 func TestPacketTypeString(t *testing.T) {
+	t.Parallel()
 	for typ, want := range map[PacketType]string{
 		TypeResponseValue: "SERVERDATA_RESPONSE_VALUE",
 		TypeExecCommand:   "SERVERDATA_EXECCOMMAND/AUTH_RESPONSE",
@@ -351,6 +365,7 @@ func (s *stallReader) Read(p []byte) (int, error) {
 // A read interrupted by a timeout anywhere in a packet, or in the stray
 // prefix it was told to skip, resumes where it stopped.
 func TestReaderResumesAfterTimeout(t *testing.T) {
+	t.Parallel()
 	want := Packet{ID: 7, Type: TypeResponseValue, Body: []byte("resumed body")}
 	pkt := stream(t, want)
 	for _, skip := range []bool{false, true} {
@@ -380,6 +395,7 @@ func TestReaderResumesAfterTimeout(t *testing.T) {
 
 // The skipped prefix is discarded only when it is really there.
 func TestReaderSkipOnlyMatchingPrefix(t *testing.T) {
+	t.Parallel()
 	want := Packet{ID: 9, Type: TypeResponseValue, Body: []byte("x")}
 	rd := NewReader(bytes.NewReader(stream(t, want)), 0)
 	rd.skipNext(squadTail)

@@ -1,6 +1,7 @@
 package rcon
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 )
@@ -110,4 +111,12 @@ func LookupProfile(name string) (Profile, error) {
 		}
 	}
 	return Profile{}, fmt.Errorf("rcon: unknown profile %q (known: %s)", name, strings.Join(ProfileNames(), ", "))
+}
+
+// isProbeTail reports whether body is that of the extra packet SRCDS
+// sends after a probe's mirror. The Valve Developer Community page gives
+// it as 0x0000 0001 0000 0000; servers differ in how many of the zeros
+// after the 1 they send, so trailing NULs do not count.
+func isProbeTail(body []byte) bool {
+	return string(bytes.TrimRight(body, "\x00")) == "\x00\x00\x00\x01"
 }

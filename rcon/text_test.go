@@ -7,6 +7,7 @@ import (
 )
 
 func TestDecodeText(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"", ""},
 		{"plain", "plain"},
@@ -30,6 +31,7 @@ func TestDecodeText(t *testing.T) {
 }
 
 func TestMinecraftFragmentsTerminator(t *testing.T) {
+	t.Parallel()
 	var m MinecraftFragments
 	if m.Start() != StepContinue {
 		t.Fatal("Minecraft must not probe with the command")
@@ -51,6 +53,7 @@ func TestMinecraftFragmentsTerminator(t *testing.T) {
 }
 
 func TestStepString(t *testing.T) {
+	t.Parallel()
 	for s, want := range map[Step]string{StepContinue: "continue", StepDone: "done", StepProbe: "probe", 7: "Step(7)"} {
 		if s.String() != want {
 			t.Errorf("%d: %q", int(s), s.String())
