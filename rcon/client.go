@@ -728,7 +728,7 @@ func (c *Client) deadlineErr(ctx context.Context, dl time.Time, what string, x *
 // error the output that did arrive is returned with it.
 func (c *Client) Exec(ctx context.Context, cmd string) (string, error) {
 	var s string
-	_, err := c.run(ctx, cmd, func(out []byte) { s = DecodeText(out) })
+	_, err := c.run(ctx, cmd, func(out []byte, _ bool) { s = DecodeText(out) })
 	return s, err
 }
 
@@ -738,21 +738,27 @@ func (c *Client) Exec(ctx context.Context, cmd string) (string, error) {
 // arrive.
 func (c *Client) Do(ctx context.Context, cmd string) (*Response, error) {
 	r := &Response{}
-	x, err := c.run(ctx, cmd, func(out []byte) { r.Body = append([]byte{}, out...) })
+	x, err := c.run(ctx, cmd, func(out []byte, owned bool) {
+		if owned {
+			r.Body = out
+		} else {
+			r.Body = append([]byte{}, out...)
+		}
+	})
 	r.Packets, r.RTT = x.packets, x.rtt
 	return r, err
 }
 
 // run runs cmd; keep is given the output before the buffer that holds it
-// is reused.
-func (c *Client) run(ctx context.Context, cmd string, keep func([]byte)) (exchange, error) {
+// is reused, or, if owned is set, the buffer itself to keep.
+func (c *Client) run(ctx context.Context, cmd string, keep func(out []byte, owned bool)) (exchange, error) {
 	x := exchange{start: time.Now()}
 	if cmd == "" || strings.ContainsRune(cmd, 0) {
-		keep(nil)
+		keep(nil, true)
 		return x, opError("exec", c.addr, ErrInvalidCommand)
 	}
 	if n := c.opts.Dialect.MaxCommandLen(); len(cmd) > n {
-		keep(nil)
+		keep(nil, true)
 		return x, opError("exec", c.addr, fmt.Errorf("%w: %d bytes, %v allows %d", ErrCommandTooLong, len(cmd), c.opts.Dialect, n))
 	}
 	if c.opts.KeepAlive > 0 {
@@ -765,7 +771,7 @@ func (c *Client) run(ctx context.Context, cmd string, keep func([]byte)) (exchan
 	var err error
 	if c.pipeline {
 		err = c.execPipelined(ctx, dl, cmd, &x)
-		keep(x.out)
+		keep(x.out, true)
 	} else {
 		err = c.execSerial(ctx, dl, cmd, &x, keep)
 	}

@@ -232,9 +232,9 @@ type exchange struct {
 }
 
 // execSerial runs cmd holding the serial slot.
-func (c *Client) execSerial(ctx context.Context, dl time.Time, cmd string, x *exchange, keep func([]byte)) error {
+func (c *Client) execSerial(ctx context.Context, dl time.Time, cmd string, x *exchange, keep func([]byte, bool)) error {
 	if err := c.wait(ctx, dl, c.slot); err != nil {
-		keep(nil)
+		keep(nil, true)
 		return err
 	}
 	defer c.release()
@@ -245,8 +245,11 @@ func (c *Client) execSerial(ctx context.Context, dl time.Time, cmd string, x *ex
 	}
 	x.out = c.scratch[:0]
 	err := c.execOn(ctx, dl, cmd, x)
-	keep(x.out)
-	if cap(x.out) <= maxKeptScratch {
+	// A small buffer is kept for the next command; a large one is handed
+	// over, so that the output exists once.
+	reuse := cap(x.out) <= maxKeptScratch
+	keep(x.out, !reuse)
+	if reuse {
 		c.scratch = x.out[:0]
 	} else {
 		c.scratch = nil
@@ -356,6 +359,7 @@ func (c *Client) collect(ctx context.Context, dl time.Time, cmd string, x *excha
 		return err
 	}
 	x.sent = time.Now()
+	x.progress = cn.rd.progress()
 	wait := time.Duration(0) // the probe wait, once needed
 	for {
 		until, verdictDue := dl, time.Time{}
@@ -396,6 +400,7 @@ func (c *Client) collect(ctx context.Context, dl time.Time, cmd string, x *excha
 			}
 			continue
 		}
+		x.progress = cn.rd.progress()
 		done, err := c.handle(dl, x, t, p)
 		if done || err != nil {
 			return err
@@ -533,11 +538,18 @@ func (c *Client) take(x *exchange, p Packet) error {
 	return nil
 }
 
-// appendCapped appends b to out, growing it at most to limit bytes, so a
-// response never takes more memory than its limit.
+// appendCapped appends b to out (len(out)+len(b) <= limit), growing it
+// at most to limit bytes, so a response never takes more memory than its
+// limit. The capacity doubles, but goes straight to the limit once it
+// would pass half of it, so that growing to the limit allocates at most
+// twice the limit in all.
 func appendCapped(out, b []byte, limit int) []byte {
 	if n := len(out) + len(b); n > cap(out) {
-		grown := make([]byte, len(out), min(max(2*cap(out), n, 512), limit))
+		size := max(2*cap(out), n, 512)
+		if size > limit/2 {
+			size = limit
+		}
+		grown := make([]byte, len(out), size)
 		copy(grown, out)
 		out = grown
 	}
