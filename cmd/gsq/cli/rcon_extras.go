@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -158,4 +159,33 @@ func registerRconCompletions(env *Env, cmd *cobra.Command, o *rconOptions) {
 		}
 		return serverNames(c, args, toComplete)
 	}
+}
+
+// durationValue is a duration flag whose error speaks the user's terms
+// (pflag's own says "time: invalid duration").
+type durationValue struct{ d *time.Duration }
+
+// String is empty for zero, so that help shows no default then.
+func (v durationValue) String() string {
+	if v.d == nil || *v.d == 0 {
+		return ""
+	}
+	return v.d.String()
+}
+
+func (v durationValue) Set(s string) error {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		return fmt.Errorf("want a duration such as 5s or 500ms")
+	}
+	*v.d = d
+	return nil
+}
+
+func (durationValue) Type() string { return "duration" }
+
+// durationFlag defines a duration flag of cmd with a default.
+func durationFlag(cmd *cobra.Command, p *time.Duration, name string, value time.Duration, usage string) {
+	*p = value
+	cmd.Flags().Var(durationValue{p}, name, usage)
 }

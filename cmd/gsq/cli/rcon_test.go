@@ -98,8 +98,10 @@ func (r gsqRun) want(t *testing.T, code int, stdout string) {
 }
 
 func TestRconCommands(t *testing.T) {
+	t.Parallel()
 	for _, p := range []rcontest.Profile{rcontest.SRCDS, rcontest.CS2, rcontest.Minecraft} {
 		t.Run(p.String(), func(t *testing.T) {
+			t.Parallel()
 			addr := startRCON(t, p, rcontest.Faults{})
 			dialect := map[rcontest.Profile]string{rcontest.SRCDS: "source", rcontest.CS2: "cs2", rcontest.Minecraft: "minecraft"}[p]
 			r := withPassword.run(t, "rcon", "--dialect", dialect, addr, "echo hello world", "say hi", "bogus")
@@ -109,6 +111,7 @@ func TestRconCommands(t *testing.T) {
 }
 
 func TestRconLongOutput(t *testing.T) {
+	t.Parallel()
 	// 100000 bytes span many SRCDS packets; they come back whole.
 	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{Segments: []int{3, 1000}})
 	r := withPassword.run(t, "rcon", addr, "big 100000")
@@ -116,6 +119,7 @@ func TestRconLongOutput(t *testing.T) {
 }
 
 func TestRconScriptFile(t *testing.T) {
+	t.Parallel()
 	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
 	script := filepath.Join(t.TempDir(), "nightly.txt")
 	writeFileMode(t, script, "# nightly\n\necho one\r\n   # indented comment\n  say two  \necho three", 0o600)
@@ -123,15 +127,18 @@ func TestRconScriptFile(t *testing.T) {
 	r.want(t, ExitOK, "zero\none\nConsole: two\nthree\n")
 
 	t.Run("stdin", func(t *testing.T) {
+		t.Parallel()
 		c := withPassword
 		c.stdin = "echo from stdin\n"
 		c.run(t, "rcon", "-f", "-", addr).want(t, ExitOK, "from stdin\n")
 	})
 	t.Run("missing", func(t *testing.T) {
+		t.Parallel()
 		r := withPassword.run(t, "rcon", "-f", filepath.Join(t.TempDir(), "nope"), addr)
 		r.want(t, ExitUsage, "")
 	})
 	t.Run("line too long", func(t *testing.T) {
+		t.Parallel()
 		long := filepath.Join(t.TempDir(), "long.txt")
 		writeFileMode(t, long, "echo ok\necho "+strings.Repeat("x", maxScriptLine)+"\necho never\n", 0o600)
 		r := withPassword.run(t, "rcon", "-f", long, addr)
@@ -143,6 +150,7 @@ func TestRconScriptFile(t *testing.T) {
 }
 
 func TestRconPipedStdin(t *testing.T) {
+	t.Parallel()
 	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
 	c := withPassword
 	c.stdin = "echo a\n# comment\n\nsay b\n"
@@ -153,6 +161,7 @@ func TestRconPipedStdin(t *testing.T) {
 }
 
 func TestRconJSON(t *testing.T) {
+	t.Parallel()
 	addr := startRCON(t, rcontest.Minecraft, rcontest.Faults{})
 	r := withPassword.run(t, "rcon", "--json", "--dialect", "minecraft", addr, "echo one", "colors")
 	if r.code != ExitOK {
@@ -190,6 +199,7 @@ func TestRconJSON(t *testing.T) {
 	}
 
 	t.Run("login failure", func(t *testing.T) {
+		t.Parallel()
 		c := gsqCase{vars: map[string]string{"RCON_PASSWORD": "wrong-" + testPassword}}
 		r := c.run(t, "rcon", "--json", "--dialect", "minecraft", addr, "echo one")
 		if r.code != ExitAuth {
@@ -209,31 +219,70 @@ func TestRconJSON(t *testing.T) {
 	})
 }
 
+// Every imitated server, with no --profile: the exact output of every
+// command, in order, exit 0.
+func TestRconEveryProfileWithoutProfile(t *testing.T) {
+	t.Parallel()
+	for _, p := range rcontest.Profiles() {
+		for _, dialect := range []string{"", "minecraft"} {
+			if dialect != "" && p != rcontest.Minecraft && p != rcontest.GoMC {
+				continue
+			}
+			t.Run(p.String()+"/"+dialect, func(t *testing.T) {
+			t.Parallel()
+				addr := startRCON(t, p, rcontest.Faults{})
+				args := []string{"rcon", addr}
+				if dialect != "" {
+					args = append(args, "--dialect", dialect)
+				}
+				empty := ""
+				if p == rcontest.ARK {
+					empty = "Server received, But no response!! \n \n"
+				}
+				// Legacy Rust sends single-byte text until the client, which
+				// recognises it by its first console line, asks for UTF-8:
+				// the first answer is ASCII here.
+				r := withPassword.run(t, append(args, "echo first", "big 20000", "echo c", "echo grüße 😀", "big 0", "say hi", "big 8192")...)
+				want := "first\n" + rcontest.BigOutput(20000) + "c\ngrüße 😀\n" + empty + "Console: hi\n" + rcontest.BigOutput(8192)
+				if r.code != ExitOK || r.stdout != want {
+					t.Fatalf("exit %d, %d bytes of stdout (want %d); stderr %s", r.code, len(r.stdout), len(want), r.stderr)
+				}
+			})
+		}
+	}
+}
+
 func TestRconWrongPassword(t *testing.T) {
+	t.Parallel()
 	wrong := gsqCase{vars: map[string]string{"RCON_PASSWORD": testPassword + "-wrong"}}
 	for _, tc := range []struct {
 		profile rcontest.Profile
 		flags   []string
 		code    int
+		hint    string
 	}{
-		{rcontest.SRCDS, nil, ExitAuth},
-		{rcontest.Minecraft, []string{"--dialect", "minecraft"}, ExitAuth},
-		{rcontest.Squad, []string{"--profile", "squad"}, ExitAuth},                      // closes the connection
-		{rcontest.ARK, []string{"--profile", "ark", "--timeout", "300ms"}, ExitTimeout}, // never answers
+		{rcontest.SRCDS, nil, ExitAuth, "refused the password"},
+		{rcontest.Minecraft, []string{"--dialect", "minecraft"}, ExitAuth, "refused the password"},
+		{rcontest.Squad, nil, ExitAuth, "closed the connection during the login, as Squad does"},
+		{rcontest.GoMC, []string{"--dialect", "minecraft"}, ExitAuth, "refused the password"},
+		{rcontest.ARK, []string{"--timeout", "300ms"}, ExitTimeout, "answers a wrong password with silence"},
 	} {
 		t.Run(tc.profile.String(), func(t *testing.T) {
+		t.Parallel()
 			addr := startRCON(t, tc.profile, rcontest.Faults{})
 			r := wrong.run(t, append(append([]string{"rcon"}, tc.flags...), addr, "echo never")...)
 			r.want(t, tc.code, "")
-			if !strings.Contains(r.stderr, "gsq: error: ") || !strings.Contains(r.stderr, "gsq: hint: ") {
-				t.Errorf("stderr %q lacks an error and a hint", r.stderr)
+			if !strings.Contains(r.stderr, "gsq: error: ") || !strings.Contains(r.stderr, "gsq: hint: ") || !strings.Contains(r.stderr, tc.hint) {
+				t.Errorf("stderr %q lacks an error and the hint %q", r.stderr, tc.hint)
 			}
 		})
 	}
 }
 
 func TestRconUnreachable(t *testing.T) {
+	t.Parallel()
 	t.Run("refused", func(t *testing.T) {
+		t.Parallel()
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
@@ -247,6 +296,7 @@ func TestRconUnreachable(t *testing.T) {
 		}
 	})
 	t.Run("silent", func(t *testing.T) {
+		t.Parallel()
 		// Accepts, reads, never answers.
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -264,16 +314,20 @@ func TestRconUnreachable(t *testing.T) {
 		}()
 		r := withPassword.run(t, "rcon", "--timeout", "200ms", l.Addr().String(), "status")
 		r.want(t, ExitTimeout, "")
+		if !strings.Contains(r.stderr, "no answer to the login within 200ms") {
+			t.Errorf("stderr %q does not state the bound", r.stderr)
+		}
 	})
 	t.Run("command timeout", func(t *testing.T) {
+		t.Parallel()
 		// Factorio answers one packet per command; every 2nd command is
 		// swallowed, so it times out.
 		addr := startRCON(t, rcontest.Factorio, rcontest.Faults{DropEvery: 2})
 		args := []string{"rcon", "--profile", "factorio", "--timeout", "300ms", addr, "echo a", "echo b", "echo c"}
 		r := withPassword.run(t, args...)
 		r.want(t, ExitTimeout, "a\n")
-		if !strings.Contains(r.stderr, `"echo b"`) {
-			t.Errorf("stderr %q does not name the command", r.stderr)
+		if !strings.Contains(r.stderr, `"echo b"`) || !strings.Contains(r.stderr, "no complete answer within 300ms") {
+			t.Errorf("stderr %q does not name the command and the bound", r.stderr)
 		}
 		r = withPassword.run(t, append([]string{"rcon", "--continue-on-error"}, args[1:]...)...)
 		r.want(t, ExitTimeout, "a\nc\n")
@@ -281,16 +335,22 @@ func TestRconUnreachable(t *testing.T) {
 }
 
 func TestRconContinueAfterDrop(t *testing.T) {
+	t.Parallel()
 	// The server closes each connection after 79 bytes: the login (28)
 	// and one answer with its probe replies (16 + 14 + 21).
 	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{DropAfterBytes: 79})
 	cmds := []string{"echo a", "echo b", "echo c", "echo d", "echo e"}
+	// gsq dials again before a command when it has seen the connection
+	// close; a command it sends before seeing the close fails (it may have
+	// run) and ends the run, with the answers before it whole.
 	r := withPassword.run(t, append([]string{"rcon", addr}, cmds...)...)
-	r.want(t, ExitFailure, "a\n")
+	if !strings.HasPrefix("a\nb\nc\nd\ne\n", r.stdout) || r.stdout == "" ||
+		(r.code == ExitOK) != (r.stdout == "a\nb\nc\nd\ne\n") || (r.code != ExitOK && r.code != ExitFailure) {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
 
-	// With --continue-on-error gsq dials again. A command fails when the
-	// client sends it before seeing the close; the one after a failure
-	// goes out on a fresh connection and must work.
+	// With --continue-on-error the one after a failure goes out on a
+	// fresh connection and must work.
 	r = withPassword.run(t, append([]string{"rcon", "--continue-on-error", addr}, cmds...)...)
 	failed := 0
 	prevFailed := false
@@ -313,6 +373,7 @@ func TestRconContinueAfterDrop(t *testing.T) {
 }
 
 func TestRconUsage(t *testing.T) {
+	t.Parallel()
 	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
 	for _, args := range [][]string{
 		{"rcon"},
@@ -333,11 +394,13 @@ func TestRconUsage(t *testing.T) {
 		}
 	}
 	t.Run("--json without commands on a terminal", func(t *testing.T) {
+		t.Parallel()
 		c := withPassword
 		c.stdinTTY = true
 		c.run(t, "rcon", "--json", addr).want(t, ExitUsage, "")
 	})
 	t.Run("no password", func(t *testing.T) {
+		t.Parallel()
 		r := gsqCase{}.run(t, "rcon", addr, "status")
 		r.want(t, ExitUsage, "")
 		if !strings.Contains(r.stderr, "RCON_PASSWORD") {
@@ -347,6 +410,7 @@ func TestRconUsage(t *testing.T) {
 }
 
 func TestRconPasswordSources(t *testing.T) {
+	t.Parallel()
 	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
 	dir := t.TempDir()
 	pwFile := filepath.Join(dir, "secret")
@@ -372,6 +436,7 @@ func TestRconPasswordSources(t *testing.T) {
 		{"missing file", nil, []string{"--password-file", filepath.Join(dir, "nope")}, ExitUsage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := gsqCase{vars: tc.vars}.run(t, append(append([]string{"rcon"}, tc.flags...), addr, "echo ok")...)
 			want := ""
 			if tc.code == ExitOK {
@@ -383,6 +448,7 @@ func TestRconPasswordSources(t *testing.T) {
 }
 
 func TestRconConfig(t *testing.T) {
+	t.Parallel()
 	src := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
 	mc := startRCON(t, rcontest.Minecraft, rcontest.Faults{})
 	cfgHome := t.TempDir()
@@ -413,6 +479,7 @@ servers:
 	c.run(t, "rcon", "--password", "wrong", "src", "echo x").want(t, ExitAuth, "")
 
 	t.Run("unset password_env", func(t *testing.T) {
+		t.Parallel()
 		c := gsqCase{vars: map[string]string{"XDG_CONFIG_HOME": cfgHome}}
 		r := c.run(t, "rcon", "mc", "echo mc")
 		r.want(t, ExitUsage, "")
@@ -421,6 +488,7 @@ servers:
 		}
 	})
 	t.Run("home default and --config", func(t *testing.T) {
+		t.Parallel()
 		home := t.TempDir()
 		cfg := filepath.Join(home, ".config", "gsq", "config.yaml")
 		writeFileMode(t, cfg, "servers:\n  h:\n    address: "+src+"\n", 0o600)
@@ -431,6 +499,7 @@ servers:
 		c.run(t, "rcon", "--config", other, "o", "echo other").want(t, ExitOK, "other\n")
 	})
 	t.Run("readable by others", func(t *testing.T) {
+		t.Parallel()
 		cfg := filepath.Join(t.TempDir(), "open.yaml")
 		writeFileMode(t, cfg, "servers:\n  o:\n    address: "+src+"\n    password: "+testPassword+"\n", 0o644)
 		r := gsqCase{}.run(t, "rcon", "--config", cfg, "o", "echo o")
@@ -451,6 +520,7 @@ servers:
 		"not a mapping":    {"servers: [a, b]\n", "line 1: servers: want a mapping"},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			cfg := filepath.Join(t.TempDir(), "bad.yaml")
 			writeFileMode(t, cfg, tc.body, 0o600)
 			r := withPassword.run(t, "rcon", "--config", cfg, "x", "echo x")
@@ -463,6 +533,7 @@ servers:
 }
 
 func TestRconColours(t *testing.T) {
+	t.Parallel()
 	addr := startRCON(t, rcontest.Minecraft, rcontest.Faults{})
 	tty := withPassword
 	tty.tty = true
@@ -483,13 +554,16 @@ func TestRconColours(t *testing.T) {
 		"NO_COLOR": {vars: map[string]string{"RCON_PASSWORD": testPassword, "NO_COLOR": "1"}, tty: true},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			c.run(t, "rcon", "--dialect", "minecraft", addr, "colors").want(t, ExitOK, "Green plain bold\n")
 		})
 	}
 	t.Run("--no-color", func(t *testing.T) {
+		t.Parallel()
 		tty.run(t, "rcon", "--no-color", "--dialect", "minecraft", addr, "colors").want(t, ExitOK, "Green plain bold\n")
 	})
 	t.Run("control characters", func(t *testing.T) {
+		t.Parallel()
 		// On a terminal a server cannot clear the screen or ring the bell.
 		tty.run(t, "rcon", "--dialect", "minecraft", addr, "ctrl").want(t, ExitOK, "before^[[2Jafter\nbell^G\n")
 		// Into a pipe the bytes go through untouched.
@@ -498,11 +572,13 @@ func TestRconColours(t *testing.T) {
 }
 
 func TestRconWait(t *testing.T) {
+	t.Parallel()
 	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
 	withPassword.run(t, "rcon", "--wait", "20ms", addr, "echo 1", "echo 2").want(t, ExitOK, "1\n2\n")
 }
 
 func TestRconAddress(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in, dialect string
 		addr        string
@@ -526,6 +602,7 @@ func TestRconAddress(t *testing.T) {
 }
 
 func TestRconHelp(t *testing.T) {
+	t.Parallel()
 	r := gsqCase{}.run(t, "rcon", "--help")
 	if r.code != ExitOK {
 		t.Fatalf("exit %d", r.code)
@@ -538,6 +615,7 @@ func TestRconHelp(t *testing.T) {
 }
 
 func TestVisibleControls(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"plain\ttab\n":      "plain\ttab\n",
 		"a\r\nb\rc":         "a\nb^Mc",
@@ -552,6 +630,7 @@ func TestVisibleControls(t *testing.T) {
 }
 
 func TestCommandSource(t *testing.T) {
+	t.Parallel()
 	q := commandSource([]string{"first"}, strings.NewReader("# c\n  second  \n\n#x\nthird"))
 	var got []string
 	for {
