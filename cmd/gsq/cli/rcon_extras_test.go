@@ -69,7 +69,7 @@ func TestRconServerSources(t *testing.T) {
 		{"negative keepalive", withPassword, []string{"--keepalive", "-1s", addr, "echo j"}, ExitUsage, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-		t.Parallel()
+			t.Parallel()
 			tc.c.run(t, append([]string{"rcon"}, tc.args...)...).want(t, tc.code, tc.out)
 		})
 	}

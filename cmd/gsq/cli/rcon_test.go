@@ -229,7 +229,7 @@ func TestRconEveryProfileWithoutProfile(t *testing.T) {
 				continue
 			}
 			t.Run(p.String()+"/"+dialect, func(t *testing.T) {
-			t.Parallel()
+				t.Parallel()
 				addr := startRCON(t, p, rcontest.Faults{})
 				args := []string{"rcon", addr}
 				if dialect != "" {
@@ -268,7 +268,7 @@ func TestRconWrongPassword(t *testing.T) {
 		{rcontest.ARK, []string{"--timeout", "300ms"}, ExitTimeout, "answers a wrong password with silence"},
 	} {
 		t.Run(tc.profile.String(), func(t *testing.T) {
-		t.Parallel()
+			t.Parallel()
 			addr := startRCON(t, tc.profile, rcontest.Faults{})
 			r := wrong.run(t, append(append([]string{"rcon"}, tc.flags...), addr, "echo never")...)
 			r.want(t, tc.code, "")
