@@ -148,16 +148,18 @@ type Client struct {
 	lastUsed atomic.Int64  // with KeepAlive, when a command last started or ended, in Unix ns
 	ids      atomic.Uint32 // request ids issued (see newID)
 
-	lmu sync.Mutex
-	srv traits // what the server was found to do (see client_adapt.go)
-	rtt time.Duration
+	lmu sync.Mutex              // serialises learning
+	srv atomic.Pointer[traits] // what the server was found to do (see client_adapt.go); never changed once stored
+	rtt atomic.Int64           // the login's round-trip time, ns
+	cur atomic.Pointer[conn]   // c.cn, for the fast path
+	shut atomic.Bool           // c.closed, for the fast path
 
 	mu          sync.Mutex
 	cn          *conn
 	calls       map[int32]*call // pipelined mode
 	closed      bool
 	lastDone    time.Time
-	abandoned   *abandonedReq
+	abandoned   atomic.Pointer[abandonedReq]
 	lastAttempt time.Time
 	backoff     time.Duration
 }
@@ -263,14 +265,15 @@ func newClient(addr, password string, opts *Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.srv = prof.traits
-	c.srv.dialect = o.Dialect
+	t := prof.traits
+	t.dialect = o.Dialect
 	if o.Dialect == DialectCS2 {
-		c.srv.single = true
+		t.single = true
 	}
 	if o.LooseIDs {
-		c.srv.addFixedIDs(0, -1, 42)
+		t.addFixedIDs(0, -1, 42)
 	}
+	c.srv.Store(&t)
 	c.log.Logf = o.Logf
 	c.slot = make(chan struct{}, 1)
 	c.redial = make(chan struct{}, 1)
@@ -303,6 +306,7 @@ func (c *Client) start(ctx context.Context, nc net.Conn) error {
 	}
 	first := c.cn == nil
 	c.cn = cn
+	c.cur.Store(cn)
 	// A connection that worked may be replaced at once if it drops.
 	c.backoff, c.lastAttempt = minReconnectBackoff, time.Time{}
 	c.readers.Add(1)
@@ -365,13 +369,11 @@ func (c *Client) login(ctx context.Context, cn *conn) error {
 		case p.Type == TypeAuthResponse && p.ID == -1:
 			return &causeError{msg: "authentication failed: the server answered the login with id -1 (wrong password)", errs: []error{ErrAuthFailed}}
 		case p.Type == TypeAuthResponse:
-			c.lmu.Lock()
-			c.rtt = time.Since(sent)
-			if p.ID != id && !c.srv.acceptsID(p.ID) {
-				c.srv.addFixedIDs(p.ID)
-				c.note(cn, "the login reply carries id %d, not the request's %d: replies with id %d go to the command in flight, and commands are serial", p.ID, id, p.ID)
+			c.rtt.Store(int64(time.Since(sent)))
+			if p.ID != id {
+				c.learn(cn, func(t *traits) bool { ok := !t.acceptsID(p.ID); t.addFixedIDs(p.ID); return ok },
+					"the login reply carries id %d, not the request's %d: replies with id %d go to the command in flight, and commands are serial", p.ID, id, p.ID)
 			}
-			c.lmu.Unlock()
 			return nil
 		case p.Type == TypeResponseValue && len(p.Body) == 0:
 			// SRCDS's empty packet before AUTH_RESPONSE.
@@ -496,12 +498,8 @@ func (c *Client) event(p Packet) {
 // shared.
 func (c *Client) unsolicited(cn *conn, p Packet) {
 	if p.Type == TypeRustConsole {
-		c.lmu.Lock()
-		if !c.srv.rust {
-			c.srv.rust = true
-			c.note(cn, "type-4 console lines: legacy Rust RCON; answers end with an empty packet of id -1, and the connection is switched to UTF-8")
-		}
-		c.lmu.Unlock()
+		c.learn(cn, func(t *traits) bool { ok := !t.rust; t.rust = true; return ok },
+			"type-4 console lines: legacy Rust RCON; answers end with an empty packet of id -1, and the connection is switched to UTF-8")
 	}
 	if p.ID == -1 && p.Type == TypeResponseValue && len(p.Body) == 0 {
 		return
@@ -541,6 +539,7 @@ func (c *Client) Close() error {
 		return nil
 	}
 	c.closed = true
+	c.shut.Store(true)
 	cn := c.cn
 	c.mu.Unlock()
 	var err error
@@ -593,6 +592,13 @@ func (c *Client) fail(cn *conn, err error) {
 // connection returns the live connection, dialling again with backoff if
 // it was lost and reconnecting is allowed, within ctx and dl.
 func (c *Client) connection(ctx context.Context, dl time.Time) (*conn, error) {
+	if cn := c.cur.Load(); cn != nil && !c.shut.Load() {
+		select {
+		case <-cn.dead:
+		default:
+			return cn, nil
+		}
+	}
 	attempt := 0
 	var last error // the last attempt's
 	for {
@@ -728,7 +734,7 @@ func (c *Client) deadlineErr(ctx context.Context, dl time.Time, what string, x *
 // error the output that did arrive is returned with it.
 func (c *Client) Exec(ctx context.Context, cmd string) (string, error) {
 	var s string
-	_, err := c.run(ctx, cmd, func(out []byte, _ bool) { s = DecodeText(out) })
+	_, err := c.run(ctx, cmd, false, func(out []byte, _ bool) { s = DecodeText(out) })
 	return s, err
 }
 
@@ -738,7 +744,7 @@ func (c *Client) Exec(ctx context.Context, cmd string) (string, error) {
 // arrive.
 func (c *Client) Do(ctx context.Context, cmd string) (*Response, error) {
 	r := &Response{}
-	x, err := c.run(ctx, cmd, func(out []byte, owned bool) {
+	x, err := c.run(ctx, cmd, true, func(out []byte, owned bool) {
 		if owned {
 			r.Body = out
 		} else {
@@ -751,8 +757,8 @@ func (c *Client) Do(ctx context.Context, cmd string) (*Response, error) {
 
 // run runs cmd; keep is given the output before the buffer that holds it
 // is reused, or, if owned is set, the buffer itself to keep.
-func (c *Client) run(ctx context.Context, cmd string, keep func(out []byte, owned bool)) (exchange, error) {
-	x := exchange{start: time.Now()}
+func (c *Client) run(ctx context.Context, cmd string, rtt bool, keep func(out []byte, owned bool)) (exchange, error) {
+	x := exchange{start: time.Now(), wantRTT: rtt}
 	if cmd == "" || strings.ContainsRune(cmd, 0) {
 		keep(nil, true)
 		return x, opError("exec", c.addr, ErrInvalidCommand)

@@ -81,22 +81,22 @@ const (
 
 // probeWait is how long an answered probe's reply may take.
 func (c *Client) probeWait() time.Duration {
-	c.lmu.Lock()
-	defer c.lmu.Unlock()
-	return max(minProbeWait, probeWaitRTTs*c.rtt)
+	return max(minProbeWait, probeWaitRTTs*time.Duration(c.rtt.Load()))
 }
 
-// learned returns a copy of the traits.
-func (c *Client) learned() traits {
-	c.lmu.Lock()
-	defer c.lmu.Unlock()
-	return c.srv.clone()
-}
+// learned returns what is known of the server. Its fixedIDs must not be
+// changed in place.
+func (c *Client) learned() traits { return *c.srv.Load() }
 
-// learn applies f to the traits and logs msg if f reports a change.
+// learn applies f to a copy of the traits, which it keeps and logs msg
+// about if f reports a change.
 func (c *Client) learn(cn *conn, f func(t *traits) bool, format string, args ...any) {
 	c.lmu.Lock()
-	changed := f(&c.srv)
+	t := c.srv.Load().clone()
+	changed := f(&t)
+	if changed {
+		c.srv.Store(&t)
+	}
 	c.lmu.Unlock()
 	if changed {
 		c.note(cn, format, args...)

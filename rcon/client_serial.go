@@ -1,6 +1,7 @@
 package rcon
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -225,6 +226,8 @@ type exchange struct {
 	out     []byte
 	packets int
 	sent    time.Time // when the command was written
+	quick   bool      // nothing was waited for between start and the write
+	wantRTT bool      // the caller wants the round-trip time
 	rtt     time.Duration
 	last    time.Time // when the last packet of the answer (or a part of one) came
 
@@ -233,9 +236,14 @@ type exchange struct {
 
 // execSerial runs cmd holding the serial slot.
 func (c *Client) execSerial(ctx context.Context, dl time.Time, cmd string, x *exchange, keep func([]byte, bool)) error {
-	if err := c.wait(ctx, dl, c.slot); err != nil {
-		keep(nil, true)
-		return err
+	select {
+	case c.slot <- struct{}{}:
+		x.quick = true
+	default:
+		if err := c.wait(ctx, dl, c.slot); err != nil {
+			keep(nil, true)
+			return err
+		}
 	}
 	defer c.release()
 	if ctx.Done() != nil {
@@ -281,20 +289,26 @@ func (c *Client) interruptRead() {
 // execOn runs cmd on the live connection, reconnecting first if it was
 // lost. The caller holds the slot.
 func (c *Client) execOn(ctx context.Context, dl time.Time, cmd string, x *exchange) error {
-	if err := c.pause(ctx, dl); err != nil {
-		return err
+	if c.opts.CommandDelay > 0 || c.abandoned.Load() != nil {
+		x.quick = false
+		if err := c.pause(ctx, dl); err != nil {
+			return err
+		}
+		c.settle(ctx, dl)
 	}
-	c.settle(ctx, dl)
+	live := c.cur.Load()
 	cn, err := c.connection(ctx, dl)
 	if err != nil {
 		return err
 	}
+	x.quick = x.quick && cn == live
 	if err := c.takeTurn(ctx, dl, cn); err != nil {
 		return err
 	}
-	defer func() { c.endTurn(cn, x.last) }()
+	defer func() { c.endTurn(cn, cmp.Or(x.last, x.start)) }()
 	t := c.learned()
 	if t.rust && !cn.utf8Sent {
+		x.quick = false
 		if err := c.switchUTF8(ctx, dl, cn); err != nil {
 			return err
 		}
@@ -348,6 +362,14 @@ func (c *Client) markerFor(id int32) Packet {
 func (c *Client) collect(ctx context.Context, dl time.Time, cmd string, x *exchange, t *traits) error {
 	cn := x.cn
 	req := Packet{ID: x.id, Type: TypeExecCommand, Body: []byte(cmd)}
+	// The round trip counts from the write; when nothing was waited for
+	// since the call began, the call's start is that moment (within the
+	// client's sub-microsecond preparation), and the clock is not read
+	// again.
+	x.sent = x.start
+	if !x.quick {
+		x.sent = time.Now()
+	}
 	var err error
 	if c.earlyProbe(t) {
 		x.probeID, x.early = c.newID(), true
@@ -358,7 +380,6 @@ func (c *Client) collect(ctx context.Context, dl time.Time, cmd string, x *excha
 	if err != nil {
 		return err
 	}
-	x.sent = time.Now()
 	x.progress = cn.rd.progress()
 	wait := time.Duration(0) // the probe wait, once needed
 	for {
@@ -497,7 +518,7 @@ func (c *Client) handle(dl time.Time, x *exchange, t *traits, p Packet) (done bo
 		if len(p.Body) == 0 {
 			return true, nil // legacy Rust's end of an answer
 		}
-		return false, c.take(x, p) // legacy Rust answers "say" with id -1
+		return false, c.take(x, t, p) // legacy Rust answers "say" with id -1
 	case x.probeID != 0 && p.ID == x.probeID:
 		c.probeReply(x, t, p)
 		return true, nil
@@ -508,7 +529,7 @@ func (c *Client) handle(dl time.Time, x *exchange, t *traits, p Packet) (done bo
 			c.probeAnswered(x, t)
 			return true, nil
 		}
-		if err := c.take(x, p); err != nil {
+		if err := c.take(x, t, p); err != nil {
 			return true, err
 		}
 		return c.step(dl, x, t, p.Body)
@@ -518,17 +539,17 @@ func (c *Client) handle(dl time.Time, x *exchange, t *traits, p Packet) (done bo
 }
 
 // take appends an answer packet to the output. It looks at the clock
-// for the first packet (the round-trip time) and when the end of the
-// answer may hang on the time since the last packet (a probe's fate, a
-// Terminator's quiet period).
-func (c *Client) take(x *exchange, p Packet) error {
-	if x.packets == 0 || x.probeID != 0 || c.opts.Terminator != nil {
-		x.last = time.Now()
-	}
-	if x.packets == 0 {
-		x.rtt = x.last.Sub(x.sent)
-	}
+// only for the first packet when the round-trip time is wanted, and when
+// the end of the answer may hang on the time since the last packet (a
+// probe's fate, a Terminator's quiet period).
+func (c *Client) take(x *exchange, t *traits, p Packet) error {
 	x.packets++
+	if x.packets == 1 && x.wantRTT || c.opts.Terminator != nil || c.awaitingVerdict(x, t) {
+		x.last = time.Now()
+		if x.packets == 1 {
+			x.rtt = x.last.Sub(x.sent)
+		}
+	}
 	if len(x.out)+len(p.Body) > c.opts.MaxResponseSize {
 		err := fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, c.opts.MaxResponseSize)
 		c.fail(x.cn, err)
@@ -586,6 +607,9 @@ func (c *Client) step(dl time.Time, x *exchange, t *traits, body []byte) (done b
 		return true, nil
 	case s == StepProbe:
 		x.probeID = c.newID()
+		if x.last.IsZero() {
+			x.last = time.Now() // the probe's wait counts from here
+		}
 		return false, c.send(x.cn, dl, marker(x.probeID, t))
 	}
 	return false, nil
@@ -700,19 +724,14 @@ func (c *Client) abandon(x *exchange, t *traits) {
 	case len(t.fixedIDs) > 0 && !(x.probeID == 0 && x.packets > 0 && (t.single || t.probe == no)):
 		c.fail(x.cn, fmt.Errorf("%w: a command was abandoned on a server whose replies carry fixed ids", ErrConnClosed))
 	case t.minecraftRules() && x.packets == 0:
-		a := &abandonedReq{cn: x.cn, ids: [2]int32{x.id, x.probeID}}
-		c.mu.Lock()
-		c.abandoned = a
-		c.mu.Unlock()
+		c.abandoned.Store(&abandonedReq{cn: x.cn, ids: [2]int32{x.id, x.probeID}})
 	}
 }
 
 // abandonedReply reports whether id is the abandoned request's, marking
 // it answered.
 func (c *Client) abandonedReply(cn *conn, id int32) bool {
-	c.mu.Lock()
-	a := c.abandoned
-	c.mu.Unlock()
+	a := c.abandoned.Load()
 	if a == nil || a.cn != cn || id == 0 || (id != a.ids[0] && id != a.ids[1]) {
 		return false
 	}
@@ -723,25 +742,18 @@ func (c *Client) abandonedReply(cn *conn, id int32) bool {
 // settle waits, within dl and abandonedGrace, until the request abandoned
 // by the previous command has been answered. The caller holds the slot.
 func (c *Client) settle(ctx context.Context, dl time.Time) {
-	c.mu.Lock()
-	a := c.abandoned
-	c.abandoned = nil
-	c.mu.Unlock()
-	if a == nil || a.answered.Load() {
+	a := c.abandoned.Load()
+	if a == nil {
+		return
+	}
+	defer c.abandoned.CompareAndSwap(a, nil)
+	if a.answered.Load() {
 		return
 	}
 	until := time.Now().Add(abandonedGrace)
 	if until.After(dl) {
 		until = dl
 	}
-	c.mu.Lock()
-	c.abandoned = a
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		c.abandoned = nil
-		c.mu.Unlock()
-	}()
 	cn := a.cn
 	if c.takeTurn(ctx, dl, cn) != nil {
 		return

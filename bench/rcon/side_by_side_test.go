@@ -87,9 +87,9 @@ func leanContender(b *testing.B, name, addr string, probe bool) *contender {
 	}
 	b.Cleanup(func() { c.Close() })
 	return &contender{name: name, exec: func() error {
-		n, err := c.exec()
-		if err == nil && n != 2 {
-			err = fmt.Errorf("got %d bytes", n)
+		out, err := c.exec()
+		if err == nil && out != "x\n" {
+			err = fmt.Errorf("got %q", out)
 		}
 		return err
 	}}
