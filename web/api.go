@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/gsq-project/gsq/monitor"
-	"github.com/gsq-project/gsq/result"
 	"github.com/gsq-project/gsq/store"
 )
 
@@ -61,8 +60,15 @@ func writeError(w http.ResponseWriter, status int, code, message string) {
 	writeJSON(w, status, b)
 }
 
+// rawJSON is an answer already encoded.
+type rawJSON []byte
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
+	b, ok := v.(rawJSON)
+	var err error
+	if !ok {
+		b, err = json.Marshal(v)
+	}
 	if err != nil {
 		status = http.StatusInternalServerError
 		b = []byte(`{"error":{"status":500,"code":"internal","message":"cannot encode the answer"}}`)
@@ -71,7 +77,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	w.Write(append(b, '\n'))
+	w.Write(b)
+	w.Write([]byte{'\n'})
 }
 
 // api adapts an API handler: it bounds the request's time, and writes the
@@ -105,59 +112,6 @@ func apiNotFound(_ context.Context, r *http.Request) (any, error) {
 	return nil, &apiError{http.StatusNotFound, "not_found", "no such endpoint: " + r.URL.Path}
 }
 
-// serverJSON is a server's state as the API shows it.
-type serverJSON struct {
-	Name                string            `json:"name"`
-	Target              string            `json:"target"`
-	Protocol            string            `json:"protocol"`
-	Labels              map[string]string `json:"labels,omitempty"`
-	Status              monitor.Status    `json:"status"`
-	Since               jsonTime          `json:"since"`
-	LastPoll            jsonTime          `json:"last_poll"`
-	LastSuccess         jsonTime          `json:"last_success"`
-	ConsecutiveFailures int               `json:"consecutive_failures"`
-	PingMS              *float64          `json:"ping_ms"`
-	QueryDurationMS     *float64          `json:"query_duration_ms"`
-	Uptime24h           *float64          `json:"uptime_24h"`
-	Summary             result.Summary    `json:"summary"`
-	LastError           *result.Error     `json:"last_error,omitempty"`
-	Queries             map[string]uint64 `json:"queries,omitempty"`
-	Players             *[]playerJSON     `json:"players,omitempty"`
-}
-
-// playerJSON is a player online now.
-type playerJSON struct {
-	Name            string  `json:"name"`
-	Score           int64   `json:"score"`
-	DurationSeconds float64 `json:"duration_seconds"`
-}
-
-func newServerJSON(s *monitor.ServerState, players bool) serverJSON {
-	v := serverJSON{
-		Name: s.Name, Target: s.Target, Protocol: s.Protocol, Labels: s.Labels,
-		Status: s.Status, Since: jsonTime(s.Since), LastPoll: jsonTime(s.LastPoll), LastSuccess: jsonTime(s.LastSuccess),
-		ConsecutiveFailures: s.ConsecutiveFailures,
-		PingMS:              millis(s.Ping), QueryDurationMS: millis(s.QueryDuration),
-		Uptime24h: s.Uptime24h, Summary: s.Summary, LastError: s.LastError, Queries: s.Queries,
-	}
-	if players && s.Players != nil {
-		list := make([]playerJSON, len(s.Players))
-		for i, p := range s.Players {
-			list[i] = playerJSON{p.Name, p.Score, p.Duration.Seconds()}
-		}
-		v.Players = &list
-	}
-	return v
-}
-
-func millis(d time.Duration) *float64 {
-	if d <= 0 {
-		return nil
-	}
-	ms := math.Round(float64(d)/1e4) / 100 // 10 µs resolution
-	return &ms
-}
-
 // jsonTime is a time in RFC 3339 with milliseconds, or null when zero.
 type jsonTime time.Time
 
@@ -166,23 +120,24 @@ func (t jsonTime) MarshalJSON() ([]byte, error) {
 	if tt.IsZero() {
 		return []byte("null"), nil
 	}
-	b := tt.UTC().AppendFormat(append(make([]byte, 0, 32), '"'), "2006-01-02T15:04:05.000Z07:00")
-	return append(b, '"'), nil
+	return appendTime(make([]byte, 0, 32), tt), nil
 }
 
-// serversBody is the answer of GET /api/v1/servers.
-type serversBody struct {
-	Time    jsonTime     `json:"time"`
-	Servers []serverJSON `json:"servers"`
-}
-
+// apiServers answers GET /api/v1/servers: {"time", "servers": [...]},
+// every server as appendServer writes it, without player lists.
 func (h *Handler) apiServers(_ context.Context, _ *http.Request) (any, error) {
 	states := sortedStates(h.live.Servers())
-	list := make([]serverJSON, len(states))
+	b := make([]byte, 0, 64+600*len(states))
+	b = append(b, `{"time":`...)
+	b = appendTime(b, time.Now())
+	b = append(b, `,"servers":[`...)
 	for i := range states {
-		list[i] = newServerJSON(&states[i], false)
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendServer(b, &states[i], false)
 	}
-	return serversBody{jsonTime(time.Now()), list}, nil
+	return rawJSON(append(b, "]}"...)), nil
 }
 
 // sortedStates returns states sorted by name, copying them only when the
@@ -203,7 +158,7 @@ func (h *Handler) apiServer(_ context.Context, r *http.Request) (any, error) {
 	if !ok {
 		return nil, notMonitored(name)
 	}
-	return newServerJSON(&s, true), nil
+	return rawJSON(appendServer(nil, &s, true)), nil
 }
 
 func notMonitored(name string) *apiError {

@@ -219,4 +219,4 @@ func (m *memStore) Maps(_ context.Context, server string, from, to time.Time) ([
 }
 
 func (m *memStore) Maintain(context.Context, time.Time) error { return nil }
-func (m *memStore) Close() error                             { return nil }
+func (m *memStore) Close() error                              { return nil }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/gsq-project/gsq/monitor"
 )
@@ -78,37 +79,20 @@ func (h *Handler) probe(w http.ResponseWriter, r *http.Request) {
 	elapsed := time.Since(start)
 	success := res.err == nil && res.state.Status == monitor.StatusUp
 
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(probeCollector{state: res.state, success: success, duration: elapsed})
-	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(w, r)
-}
-
-// probeCollector exposes one probe's outcome.
-type probeCollector struct {
-	state    monitor.ServerState
-	success  bool
-	duration time.Duration
-}
-
-var (
-	probeSuccessDesc  = prometheus.NewDesc("probe_success", "Whether the game server answered (1) or not (0).", nil, nil)
-	probeDurationDesc = prometheus.NewDesc("probe_duration_seconds", "How long the probe took.", nil, nil)
-	probeDescs        = newDescs(nil)
-)
-
-// Describe sends nothing, which makes the collector unchecked: which
-// gameserver_ gauges it has depends on the answer.
-func (p probeCollector) Describe(chan<- *prometheus.Desc) {}
-
-func (p probeCollector) Collect(ch chan<- prometheus.Metric) {
-	emit := emitter(ch)
-	emit(probeSuccessDesc, prometheus.GaugeValue, boolFloat(p.success))
-	emit(probeDurationDesc, prometheus.GaugeValue, p.duration.Seconds())
-	s := p.state
-	if !p.success {
-		s.Status = monitor.StatusDown
-	}
-	serverGauges(emit, probeDescs, &s, nil)
+	// Built for this request only, as blackbox_exporter's fresh registry
+	// per probe: nothing from another probe or from the monitor leaks in.
+	gather := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		e := newExposition()
+		e.add(famProbeSuccess, boolFloat(success), nil)
+		e.add(famProbeDuration, elapsed.Seconds(), nil)
+		s := res.state
+		if !success {
+			s.Status = monitor.StatusDown
+		}
+		e.serverGauges(&s, nil)
+		return e.families(), nil
+	})
+	promhttp.HandlerFor(gather, promhttp.HandlerOpts{}).ServeHTTP(w, r)
 }
 
 // validTarget checks a probe target: HOST:PORT with a port from 1 to

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -144,41 +143,40 @@ func (c *streamClient) wants(ev monitor.Event) bool {
 	return c.kinds == nil || c.kinds[ev.Kind]
 }
 
-// eventJSON is an event as the live stream sends it.
-type eventJSON struct {
-	Kind   monitor.EventKind `json:"kind"`
-	Server string            `json:"server,omitempty"`
-	Time   jsonTime          `json:"time"`
-	Detail string            `json:"detail,omitempty"`
-	State  *serverJSON       `json:"state,omitempty"`
-}
-
 // encodeEvent returns ev as one server-sent event: its kind as the event
-// name, its JSON as the data.
+// name, and as data the JSON {"kind", "server"?, "time", "detail"?,
+// "state"?}, with state as in the API.
 func encodeEvent(ev monitor.Event) []byte {
-	v := eventJSON{Kind: ev.Kind, Server: ev.Server, Time: jsonTime(ev.Time), Detail: ev.Detail}
-	if ev.State != nil {
-		s := newServerJSON(ev.State, true)
-		v.State = &s
-	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		data = []byte(`{}`)
-	}
 	// The kind comes from the monitor, but a line break in it would end
-	// the field: keep only what an event name may hold.
+	// the field.
 	kind := strings.Map(func(r rune) rune {
 		if r == '\n' || r == '\r' {
 			return -1
 		}
 		return r
 	}, string(ev.Kind))
-	b := make([]byte, 0, len(data)+len(kind)+16)
+	b := make([]byte, 0, 1024)
 	b = append(b, "event: "...)
 	b = append(b, kind...)
 	b = append(b, "\ndata: "...)
-	b = append(b, data...) // JSON has no raw line breaks
-	return append(b, "\n\n"...)
+	// JSON as written here has no raw line breaks.
+	b = append(b, `{"kind":`...)
+	b = appendString(b, string(ev.Kind))
+	if ev.Server != "" {
+		b = append(b, `,"server":`...)
+		b = appendString(b, ev.Server)
+	}
+	b = append(b, `,"time":`...)
+	b = appendTime(b, ev.Time)
+	if ev.Detail != "" {
+		b = append(b, `,"detail":`...)
+		b = appendString(b, ev.Detail)
+	}
+	if ev.State != nil {
+		b = append(b, `,"state":`...)
+		b = appendServer(b, ev.State, true)
+	}
+	return append(b, "}\n\n"...)
 }
 
 // events serves GET /api/v1/events: the monitor's events as server-sent
