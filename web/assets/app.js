@@ -52,8 +52,8 @@
     const m = Math.floor(sec / 60);
     if (m < 60) return m + ' min';
     const h = Math.floor(m / 60);
-    if (h < 48) return h + ' h ' + (m % 60) + ' min';
-    return Math.floor(h / 24) + ' d ' + (h % 24) + ' h';
+    if (h < 48) return h + 'h ' + String(m % 60).padStart(2, '0') + 'm';
+    return Math.floor(h / 24) + 'd ' + (h % 24) + 'h';
   }
   function fmtWhen(iso) {
     if (!iso) return '–';
@@ -76,7 +76,8 @@
   function applyTheme() {
     if (theme === 'auto') delete document.documentElement.dataset.theme;
     else document.documentElement.dataset.theme = theme;
-    $('theme').textContent = themeLabel[theme] + ' theme';
+    $('theme').lastChild.textContent = themeLabel[theme] + ' theme';
+    $('theme').title = 'Theme: ' + theme + ' (click to change)';
     if (chart.plot) chart.redrawColors();
   }
   $('theme').addEventListener('click', () => {
@@ -235,6 +236,7 @@
       a.href = '/s/' + encodeURIComponent(s.name);
     }
     a.style.transform = 'translateY(' + i * list.rowH + 'px)';
+    a.classList.toggle('is-off', s.status !== 'up');
     const [st, nm, mp, pl, pg, ut] = a.children;
     st.className = 'st st-' + s.status;
     st.children[1].textContent = statusText[s.status] || s.status;
@@ -381,7 +383,7 @@
     fill.style.width = up && m ? Math.min(100, (p / m) * 100) + '%' : '0';
     fill.classList.toggle('full', up && m > 0 && p >= m);
     $('t-ping').textContent = up ? fmtPing(s.ping_ms) : '–';
-    $('t-map').textContent = sum.map ? 'Map ' + sum.map : '';
+    $('t-map').textContent = sum.map ? 'Map: ' + sum.map : '';
     renderOnline(s);
   }
 
@@ -478,6 +480,7 @@
       this.range = [from, to];
       this.data = [xs, avg, lo, hi, cap];
       const n = body.points.filter((p) => p.up).length;
+      $('chart').dataset.points = String(n); // for tests and scripts
       const note = $('chart-note');
       note.textContent = '';
       if (down.length) {
