@@ -240,7 +240,8 @@ func historyStep(s string, span time.Duration) (time.Duration, error) {
 	return step, nil
 }
 
-// parseDuration reads a Go duration ("90s", "5m") or a number of seconds.
+// parseDuration reads a Go duration ("90s", "5m"), days ("7d") or a
+// number of seconds.
 func parseDuration(s string) (time.Duration, error) {
 	if secs, err := strconv.ParseFloat(s, 64); err == nil {
 		if !(secs > 0) || secs > 1e9 {
@@ -248,14 +249,26 @@ func parseDuration(s string) (time.Duration, error) {
 		}
 		return time.Duration(secs * float64(time.Second)), nil
 	}
-	d, err := time.ParseDuration(s)
+	d, err := parseSpan(s)
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration such as 90s, 5m or 1h", s)
+		return 0, fmt.Errorf("%q is not a duration such as 90s, 5m, 1h or 7d", s)
 	}
 	if d <= 0 {
 		return 0, fmt.Errorf("%q is not positive", s)
 	}
 	return d, nil
+}
+
+// parseSpan reads a Go duration, or a number of days such as "7d".
+func parseSpan(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.ParseFloat(days, 64)
+		if err != nil || !(n >= 0) || n > 100000 {
+			return 0, fmt.Errorf("bad number of days %q", s)
+		}
+		return time.Duration(n * float64(24*time.Hour)), nil
+	}
+	return time.ParseDuration(s)
 }
 
 // timeRange parses from and to; to defaults to now and from to
@@ -280,13 +293,13 @@ func timeRange(fromS, toS string, now time.Time, span time.Duration) (from, to t
 }
 
 // parseTime reads an RFC 3339 time, Unix seconds, "now", or a duration
-// before now such as "-24h".
+// before now such as "-24h" or "-7d".
 func parseTime(s string, now time.Time) (time.Time, error) {
 	if s == "now" {
 		return now, nil
 	}
 	if strings.HasPrefix(s, "-") {
-		if d, err := time.ParseDuration(s[1:]); err == nil && d >= 0 {
+		if d, err := parseSpan(s[1:]); err == nil && d >= 0 {
 			return now.Add(-d), nil
 		}
 	}

@@ -240,6 +240,7 @@ func TestParseTime(t *testing.T) {
 	for in, want := range map[string]time.Time{
 		"now":                  now,
 		"-24h":                 now.Add(-24 * time.Hour),
+		"-7d":                  now.Add(-7 * 24 * time.Hour),
 		"1700000000":           time.Unix(1700000000, 0),
 		"2026-11-24T20:00:00Z": now.Add(-time.Hour),
 	} {
@@ -248,7 +249,7 @@ func TestParseTime(t *testing.T) {
 			t.Errorf("parseTime(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "yesterday", "-x", "1e300", "-5"} {
+	for _, bad := range []string{"", "yesterday", "-x", "1e300", "-5", "-1e9d", "-NaNd"} {
 		if _, err := parseTime(bad, now); err == nil {
 			t.Errorf("parseTime(%q): no error", bad)
 		}
