@@ -65,7 +65,7 @@ func BenchmarkServerAnswers(b *testing.B) {
 
 // BenchmarkClientQuery is a full loopback round trip.
 func BenchmarkClientQuery(b *testing.B) {
-	p, _ := ogptest.ProfileByName("v0.91")
+	p, _ := ogptest.LookupProfile("v0.91")
 	srv := ogptest.NewServer(p)
 	defer srv.Close()
 	c := &ogp.Client{}
