@@ -372,9 +372,12 @@ func (s *Server) HandlePacket(w PacketWriter, from netip.AddrPort, b []byte) {
 		s.log.Printf("rate", "ogp: rate limit: dropped a request from %v", ip)
 		return
 	}
-	x := exchange{s: s, w: w, to: from, req: h, raw: b}
-	x.current, x.proven = s.challenge(ip, h.Challenge)
-	x.proven = x.proven && h.Flags&FlagChallenge != 0 || s.NoChallenge
+	x := exchange{s: s, w: w, to: from, req: h, raw: b, proven: s.NoChallenge}
+	if h.Flags&FlagChallenge != 0 || !s.NoChallenge && h.Type == TypeDefault {
+		var valid bool
+		x.current, valid = s.challenge(ip, h.Challenge)
+		x.proven = x.proven || valid && h.Flags&FlagChallenge != 0
+	}
 	if s.Banned != nil && s.Banned(ip) {
 		if !s.IgnoreBanned {
 			x.sendError(ErrorBanned)
