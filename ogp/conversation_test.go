@@ -428,19 +428,27 @@ func TestError3Forms(t *testing.T) {
 func TestDialectMismatch(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
+		name    string
 		client  ogp.Dialect
+		q       ogp.Query
 		profile string
 		server  ogp.Dialect
 		want    string
 	}{
-		{ogp.V1, "v0.91", ogp.V091, "the server answers in dialect v0.91, not v1"},
-		{ogp.V091, "v1", ogp.V1, "the server may speak dialect v1"},
+		// The answer stops parsing at a bit v1 does not know.
+		{"v1 client", ogp.V1, ogp.QueryAll(ogp.V1), "v0.91", ogp.V091, "the server answers in dialect v0.91, not v1: parse "},
+		// The answer parses in v1 but leaves bytes: v1's host name bit is
+		// v0.91's mod bit, answered with two strings (the mod dir "ctf" is left).
+		{"v1 client, host name", ogp.V1, ogp.Query{Request: ogp.RequestServerInfo, Info: ogp.InfoHostName}, "v0.91", ogp.V091,
+			"the server answers in dialect v0.91, not v1: 4 bytes left after the answer"},
+		// The v1 server cannot parse the v0.91 query.
+		{"v0.91 client", ogp.V091, ogp.QueryAll(ogp.V091), "v1", ogp.V1, "server answered error 4 (invalid query): the server may speak dialect v1"},
 	} {
-		t.Run(tc.client.String(), func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := newServer(t, tc.profile)
 			c := newClient(t, tc.client)
-			q := ogp.QueryAll(tc.client)
+			q := tc.q
 			resp, err := c.Query(ctxT(t), srv.Addr(), &q)
 			var de *ogp.DialectError
 			if !errors.As(err, &de) || de.Client != tc.client || de.Server != tc.server || resp != nil {
