@@ -625,7 +625,23 @@ func TestReconnect(t *testing.T) {
 		}
 		e.serve(c)
 	})
-	c, err := Dial(testCtx(t), s.addr(), "pw", nil)
+	var dials atomic.Int32
+	var mu sync.Mutex
+	var events []string
+	opts := &Options{
+		// Connections come from DialContext, the first and the new one.
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			dials.Add(1)
+			var d net.Dialer
+			return d.DialContext(ctx, network, addr)
+		},
+		OnReconnect: func(attempt int, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			events = append(events, fmt.Sprint(attempt, err))
+		},
+	}
+	c, err := Dial(testCtx(t), s.addr(), "pw", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -644,8 +660,13 @@ func TestReconnect(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	}
-	if got != "ran b" || s.accepted.Load() != 2 {
-		t.Fatalf("after reconnect: %q, %v, %d connections", got, err, s.accepted.Load())
+	if got != "ran b" || s.accepted.Load() != 2 || dials.Load() != 2 {
+		t.Fatalf("after reconnect: %q, %v, %d connections, %d dials", got, err, s.accepted.Load(), dials.Load())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(events) != 1 || events[0] != "1 <nil>" {
+		t.Fatalf("OnReconnect calls %q, want one for a first attempt that worked", events)
 	}
 }
 
