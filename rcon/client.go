@@ -148,11 +148,12 @@ type Client struct {
 	lastUsed atomic.Int64  // with KeepAlive, when a command last started or ended, in Unix ns
 	ids      atomic.Uint32 // request ids issued (see newID)
 
-	lmu  sync.Mutex             // serialises learning
-	srv  atomic.Pointer[traits] // what the server was found to do (see client_adapt.go); never changed once stored
-	rtt  atomic.Int64           // the login's round-trip time, ns
-	cur  atomic.Pointer[conn]   // c.cn, for the fast path
-	shut atomic.Bool            // c.closed, for the fast path
+	lmu    sync.Mutex             // serialises learning
+	srv    atomic.Pointer[traits] // what the server was found to do (see client_adapt.go); never changed once stored
+	rtt    atomic.Int64           // the login's round-trip time, ns
+	cur    atomic.Pointer[conn]   // c.cn, for the fast path
+	gaveUp atomic.Int32           // the last probe taken for unanswered
+	shut   atomic.Bool            // c.closed, for the fast path
 
 	mu          sync.Mutex
 	cn          *conn

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"os"
@@ -181,4 +182,80 @@ func TestKeepAliveNoticesSilentPeer(t *testing.T) {
 	if got, err := c.Exec(testCtx(t), "two"); err != nil || got != "ran two" || s.accepted.Load() != 2 {
 		t.Fatalf("Exec after the loss = %q, %v (%d connections)", got, err, s.accepted.Load())
 	}
+}
+
+// A server that is only slow is not taken for one that ignores probes:
+// a stall after a full SRCDS fragment is waited out, and a probe reply
+// that comes after the client gave up on it teaches that probes are
+// answered, so the next long answer comes whole. The fake servers stall
+// on a timer, which is the latency they simulate.
+func TestSlowServerNotTakenForSilent(t *testing.T) {
+	t.Parallel()
+	stall := 2 * minProbeWait
+	out := strings.Repeat("a", 3*DefaultSourceSplitSize+100)
+	e := emu{password: "pw", respond: func(string) string { return out }}
+	run := func(t *testing.T, handle func(c *fakeConn), want ...string) {
+		t.Helper()
+		s := startFake(t, handle)
+		var log logLines
+		c, err := Dial(testCtx(t), s.addr(), "pw", &Options{Logf: log.add})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		for i, w := range want {
+			got, err := c.Exec(testCtx(t), "x")
+			if err != nil || got != w {
+				t.Fatalf("command %d: %d bytes, %v; want %d\n%s", i, len(got), err, len(w), &log)
+			}
+		}
+	}
+	t.Run("stall after a full fragment", func(t *testing.T) {
+		t.Parallel()
+		run(t, func(c *fakeConn) {
+			if !e.authSource(c) {
+				return
+			}
+			p, _ := c.read()
+			pkts := e.sourceReply(p.ID, out)
+			c.send(pkts[0])
+			<-time.After(stall)
+			c.send(pkts[1:]...)
+			probe, _ := c.read()
+			e.mirror(c, probe.ID)
+			e.serveCommands(c)
+		}, out, out)
+	})
+	t.Run("late probe reply", func(t *testing.T) {
+		t.Parallel()
+		run(t, func(c *fakeConn) {
+			if !e.authSource(c) {
+				return
+			}
+			p, _ := c.read()
+			c.send(Packet{ID: p.ID, Body: []byte("short")})
+			probe, _ := c.read()
+			<-time.After(stall) // the client gives up on the probe meanwhile
+			e.mirror(c, probe.ID)
+			e.serveCommands(c)
+		}, "short", out, out)
+	})
+}
+
+// logLines collects Logf lines.
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logLines) add(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+}
+
+func (l *logLines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
 }

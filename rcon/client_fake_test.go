@@ -156,6 +156,11 @@ func (e emu) serve(c *fakeConn) {
 	if !e.authSource(c) {
 		return
 	}
+	e.serveCommands(c)
+}
+
+// serveCommands answers commands and probes after the login.
+func (e emu) serveCommands(c *fakeConn) {
 	for {
 		p, ok := c.read()
 		if !ok {

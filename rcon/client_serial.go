@@ -218,18 +218,19 @@ func (c *Client) send(cn *conn, dl time.Time, p Packet, more ...Packet) error {
 
 // exchange is one command and its answer.
 type exchange struct {
-	start   time.Time // when Exec was called
-	cn      *conn
-	id      int32
-	probeID int32 // the end-of-answer probe out, 0 if none
-	early   bool  // the probe went out in the command's segment
-	out     []byte
-	packets int
-	sent    time.Time // when the command was written
-	quick   bool      // nothing was waited for between start and the write
-	wantRTT bool      // the caller wants the round-trip time
-	rtt     time.Duration
-	last    time.Time // when the last packet of the answer (or a part of one) came
+	start    time.Time // when Exec was called
+	cn       *conn
+	id       int32
+	probeID  int32 // the end-of-answer probe out, 0 if none
+	early    bool  // the probe went out in the command's segment
+	out      []byte
+	packets  int
+	sent     time.Time // when the command was written
+	quick    bool      // nothing was waited for between start and the write
+	lastFull bool      // the last packet was a full SRCDS fragment
+	wantRTT  bool      // the caller wants the round-trip time
+	rtt      time.Duration
+	last     time.Time // when the last packet of the answer (or a part of one) came
 
 	progress int64 // the Reader's progress when last looked at
 }
@@ -472,11 +473,8 @@ func (c *Client) earlyProbe(t *traits) bool {
 // segment), so an unanswered one must not hold the command until its
 // deadline.
 func (c *Client) awaitingVerdict(x *exchange, t *traits) bool {
-	if x.probeID == 0 || x.packets == 0 || c.opts.Terminator != nil {
-		return false
-	}
-	if t.minecraftRules() {
-		return true // a marker nobody may answer: return what came
+	if x.probeID == 0 || x.packets == 0 || c.opts.Terminator != nil || t.minecraftRules() {
+		return false // Minecraft's marker is answered: wait for it
 	}
 	return t.probe == unknown || (x.early && t.backToBack == unknown)
 }
@@ -486,8 +484,13 @@ func (c *Client) awaitingVerdict(x *exchange, t *traits) bool {
 func (c *Client) noReply(dl time.Time, x *exchange, t *traits) (done bool, err error) {
 	cn := x.cn
 	switch {
-	case c.opts.Terminator != nil || t.minecraftRules():
+	case c.opts.Terminator != nil:
 		return true, nil
+	case x.lastFull:
+		// The last packet was a full SRCDS fragment, which more follow:
+		// the server is slow, not silent.
+		x.last = time.Now()
+		return false, nil
 	case x.early:
 		// It answers probes, but dropped the one that came with the
 		// command: probe after the first packet from now on.
@@ -499,6 +502,7 @@ func (c *Client) noReply(dl time.Time, x *exchange, t *traits) (done bool, err e
 		return false, c.send(cn, dl, marker(x.probeID, t))
 	}
 	t.probe, t.single = no, true
+	c.gaveUp.Store(x.probeID)
 	c.learn(cn, func(s *traits) bool { ok := s.probe != no; s.probe, s.single = no, true; return ok },
 		"the end-of-answer probe went unanswered (as on Factorio, Palworld and legacy Rust): one packet per answer")
 	return true, nil
@@ -535,6 +539,7 @@ func (c *Client) handle(dl time.Time, x *exchange, t *traits, p Packet) (done bo
 		return c.step(dl, x, t, p.Body)
 	}
 	c.foreign(cn, p)
+	*t = c.learned() // a late probe reply may have taught something
 	return false, nil
 }
 
@@ -544,6 +549,7 @@ func (c *Client) handle(dl time.Time, x *exchange, t *traits, p Packet) (done bo
 // probe's fate, a Terminator's quiet period).
 func (c *Client) take(x *exchange, t *traits, p Packet) error {
 	x.packets++
+	x.lastFull = len(p.Body) == DefaultSourceSplitSize
 	if x.packets == 1 && x.wantRTT || c.opts.Terminator != nil || c.awaitingVerdict(x, t) {
 		x.last = time.Now()
 		if x.packets == 1 {
@@ -658,6 +664,15 @@ func (c *Client) foreign(cn *conn, p Packet) {
 		c.unsolicited(cn, p)
 	case c.abandonedReply(cn, p.ID):
 	case c.issued(p.ID):
+		if p.ID == c.gaveUp.Load() && p.ID != 0 {
+			// The probe the client gave up on was answered after all.
+			c.learn(cn, func(s *traits) bool {
+				ok := s.probe != yes
+				s.probe, s.single = yes, s.dialect == DialectCS2
+				return ok
+			},
+				"a late reply to an end-of-answer probe thought unanswered: probes are answered after all")
+		}
 		c.late(cn, p)
 	default:
 		c.unsolicited(cn, p)
