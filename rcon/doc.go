@@ -49,10 +49,13 @@
 //     read the command: servers that drop a request arriving while they
 //     handle one (ARK) or that read only the first packet of each read
 //     (legacy Rust) lose nothing. A probe that is not answered within the
-//     probe wait, max(250 ms, 4 login round trips) after the last packet,
+//     probe wait, max(250 ms, 4 login round trips) after the last byte,
 //     means the server ignores probes (Factorio, Palworld, legacy Rust),
 //     which all answer with one packet: the answer ends at its first
-//     packet from then on. A server that mirrored the probe gets its next
+//     packet from then on. A full SRCDS fragment (4086 bytes of output)
+//     is always followed by more, so after one the client waits on; and a
+//     reply to a probe it gave up on, should one come late, puts probes
+//     back. A server that mirrored the probe gets its next
 //     probe in the command's segment, one write for both, which saves a
 //     round trip per command; if that probe goes unanswered (ARK drops
 //     it), probes follow the answer's first packet from then on. A probe
@@ -64,8 +67,11 @@
 //     one the client sends an empty command, which vanilla answers
 //     harmlessly ("Unknown or incomplete command") and go-mc passes to its
 //     handler, where a type-0 probe makes go-mc hang up; the answer ends
-//     at its reply. Two packets are never written back to back, as
-//     vanilla drops the connection when two arrive in one read.
+//     at its reply, waited for until the command's deadline. Two packets
+//     are never written back to back, as vanilla drops the connection
+//     when two arrive in one read. A Source-dialect connection whose
+//     server hangs up on the probe after answering gets the answer whole,
+//     and Minecraft's rules with the empty command from then on.
 //   - Squad sends the probe's extra packet with a size field of 10 where
 //     17 bytes follow; the 7 stray bytes are recognised and skipped (the
 //     client's ids never begin a packet with them), so the stream stays
