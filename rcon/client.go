@@ -135,7 +135,8 @@ type Client struct {
 	log      ratelog.Limiter
 
 	pipeline bool
-	slot     chan struct{} // serial mode: held for a whole command
+	slot     chan struct{} // serial mode: held for a whole command, or by the idle reader
+	turn     readTurn      // serial mode: who waits for the slot (see client_serial.go)
 	inflight chan struct{} // pipelined mode: one token per command in flight, if bounded
 	redial   chan struct{} // held while (re)connecting
 	coalesce bool          // pipelined requests share Writes (see conn.wq)
@@ -173,9 +174,7 @@ type conn struct {
 	err  error         // set once, under Client.mu, when the connection fails
 	dead chan struct{} // closed when err is set
 
-	// Serial mode: who reads (see client_serial.go), and the deadlines
-	// last set, owned by the reader and by the writer.
-	turn     readTurn
+	// Serial mode: the deadlines last set, owned by the slot's holder.
 	rdl, wdl time.Time
 	utf8Sent bool // legacy Rust was asked for UTF-8 (slot holder's)
 
@@ -322,7 +321,7 @@ func (c *Client) start(ctx context.Context, nc net.Conn) error {
 	if c.pipeline {
 		go c.readLoop(cn)
 	} else {
-		cn.turn.init()
+		c.turn.lastEnd.Store(time.Now().UnixNano())
 		go c.idleReader(cn)
 	}
 	if c.opts.KeepAlive > 0 {

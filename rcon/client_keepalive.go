@@ -48,12 +48,6 @@ func (c *Client) probeIdle(cn *conn) {
 		}
 		return
 	}
-	select {
-	case c.slot <- struct{}{}:
-	default:
-		return // a command is running: the connection is not idle
-	}
-	defer func() { <-c.slot }()
 	t := c.learned()
 	answered := t.probe == yes || t.dialect == DialectMinecraft
 	if len(t.fixedIDs) > 0 && !answered {
@@ -61,10 +55,14 @@ func (c *Client) probeIdle(cn *conn) {
 	}
 	wait := max(c.opts.KeepAlive, c.probeWait())
 	dl := time.Now().Add(min(wait, c.opts.Timeout))
-	if err := c.takeTurn(backgroundCtx, dl, cn); err != nil {
+	// Take the slot from the idle reader, not from a command.
+	if _, err := c.acquire(backgroundCtx, dl); err != nil {
 		return
 	}
-	defer c.endTurn(cn, time.Time{})
+	defer func() { c.release(time.Now()) }()
+	if c.cur.Load() != cn || time.Since(time.Unix(0, c.lastUsed.Load())) < c.opts.KeepAlive {
+		return // replaced, or a command ran meanwhile
+	}
 	id := c.newID()
 	if err := c.send(cn, dl, c.markerFor(id)); err != nil || !answered {
 		return

@@ -17,10 +17,10 @@ import (
 // Between commands someone must still read, to pass unsolicited packets
 // to Events and to notice a lost connection, so a connection left idle
 // for idleReadDelay is read by its idleReader goroutine until a command
-// wants it back. The right to read goes with a token; a command that
-// finds the idle reader holding it sets a past read deadline to interrupt
-// it. Reader resumes an interrupted read, so no packet is lost wherever
-// the interruption lands.
+// wants it back. Whoever holds the client's serial slot reads: a command
+// that finds the idle reader holding it sets a past read deadline to
+// interrupt it. Reader resumes an interrupted read, so no packet is lost
+// wherever the interruption lands.
 
 // idleReadDelay is how long a serial connection goes unread after a
 // command before its idleReader takes over. Commands sent back to back
@@ -32,26 +32,55 @@ const idleReadDelay = 20 * time.Millisecond
 // update, which commands in a row would otherwise pay each time.
 const deadlineSlack = 10 * time.Millisecond
 
-// readTurn decides who reads a serial connection.
+// readTurn is who waits for the serial slot while the idle reader holds
+// it.
 type readTurn struct {
-	token   chan struct{} // holds a value while nobody reads
-	lastEnd atomic.Int64  // when a command last gave the turn back, Unix ns
+	lastEnd atomic.Int64 // when a command last gave the slot back, Unix ns
 
 	mu      sync.Mutex
-	idling  bool // the idleReader is reading
-	waiting int  // commands waiting for the token
+	idling  *conn // the connection the idle reader reads while it holds the slot
+	waiting int   // goroutines waiting for the slot
 }
 
-func (t *readTurn) init() {
-	t.token = make(chan struct{}, 1)
-	t.token <- struct{}{}
-	t.lastEnd.Store(time.Now().UnixNano())
+// acquire takes the serial slot within ctx and dl, interrupting the idle
+// reader if it holds it. quick reports that it was free.
+func (c *Client) acquire(ctx context.Context, dl time.Time) (quick bool, err error) {
+	select {
+	case c.slot <- struct{}{}:
+		return true, nil
+	default:
+	}
+	t := &c.turn
+	t.mu.Lock()
+	t.waiting++
+	if t.idling != nil {
+		t.idling.nc.SetReadDeadline(pastDeadline)
+	}
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		t.waiting--
+		t.mu.Unlock()
+	}()
+	return false, c.wait(ctx, dl, c.slot)
+}
+
+// release gives the serial slot back; last is about when it was last
+// used.
+func (c *Client) release(last time.Time) {
+	if c.opts.CommandDelay > 0 {
+		c.mu.Lock()
+		c.lastDone = time.Now()
+		c.mu.Unlock()
+	}
+	c.turn.lastEnd.Store(last.UnixNano())
+	<-c.slot
 }
 
 // idleReader reads cn whenever it is idle, until it fails.
 func (c *Client) idleReader(cn *conn) {
 	defer c.readers.Done()
-	t := &cn.turn
+	t := &c.turn
 	timer := time.NewTimer(idleReadDelay)
 	defer timer.Stop()
 	for {
@@ -65,13 +94,13 @@ func (c *Client) idleReader(cn *conn) {
 			continue
 		}
 		select {
-		case <-t.token:
+		case c.slot <- struct{}{}:
 		default:
 			timer.Reset(idleReadDelay) // a command reads
 			continue
 		}
 		err := c.readIdle(cn)
-		t.token <- struct{}{}
+		<-c.slot
 		if err != nil {
 			c.fail(cn, err)
 			return
@@ -80,23 +109,23 @@ func (c *Client) idleReader(cn *conn) {
 	}
 }
 
-// readIdle reads and routes packets until a command wants to read. It
+// readIdle reads and routes packets until someone waits for the slot. It
 // returns the error that ended the connection, if that is what ended it.
 func (c *Client) readIdle(cn *conn) error {
-	t := &cn.turn
+	t := &c.turn
 	t.mu.Lock()
 	if t.waiting > 0 {
 		t.mu.Unlock()
 		return nil
 	}
 	cn.nc.SetReadDeadline(time.Time{})
-	cn.rdl = time.Time{}
-	t.idling = true
+	t.idling = cn
 	t.mu.Unlock()
 	defer func() {
 		t.mu.Lock()
-		t.idling = false
+		t.idling = nil
 		t.mu.Unlock()
+		cn.rdl = time.Time{} // perhaps interrupted: unknown
 	}()
 	for {
 		p, err := cn.rd.next()
@@ -119,51 +148,8 @@ func (c *Client) readIdle(cn *conn) error {
 	}
 }
 
-// takeTurn gets the right to read cn, interrupting the idleReader if it
-// has it.
-func (c *Client) takeTurn(ctx context.Context, dl time.Time, cn *conn) error {
-	t := &cn.turn
-	select {
-	case <-t.token:
-		return nil
-	default:
-	}
-	t.mu.Lock()
-	t.waiting++
-	if t.idling {
-		cn.nc.SetReadDeadline(pastDeadline)
-	}
-	t.mu.Unlock()
-	defer func() {
-		t.mu.Lock()
-		t.waiting--
-		t.mu.Unlock()
-	}()
-	select {
-	case <-t.token:
-		cn.rdl = time.Time{} // interrupted: unknown
-		return nil
-	case <-ctx.Done():
-		return c.ctxErr(ctx, dl)
-	case <-cn.dead:
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		return cn.err
-	}
-}
-
-// endTurn gives the right to read cn back; last is about when the turn
-// was last used (the zero time: now).
-func (c *Client) endTurn(cn *conn, last time.Time) {
-	if last.IsZero() {
-		last = time.Now()
-	}
-	cn.turn.lastEnd.Store(last.UnixNano())
-	cn.turn.token <- struct{}{}
-}
-
 // readBy reads the next packet of cn, waiting until dl at most. The
-// caller has the turn to read.
+// caller holds the serial slot.
 func (cn *conn) readBy(dl time.Time) (Packet, error) {
 	if !cn.rd.wholePacketBuffered() && (cn.rdl.After(dl) || !cn.rdl.After(dl.Add(-deadlineSlack))) {
 		cn.nc.SetReadDeadline(dl)
@@ -237,23 +223,20 @@ type exchange struct {
 
 // execSerial runs cmd holding the serial slot.
 func (c *Client) execSerial(ctx context.Context, dl time.Time, cmd string, x *exchange, keep func([]byte, bool)) error {
-	select {
-	case c.slot <- struct{}{}:
-		x.quick = true
-	default:
-		if err := c.wait(ctx, dl, c.slot); err != nil {
-			keep(nil, true)
-			return err
-		}
+	quick, err := c.acquire(ctx, dl)
+	if err != nil {
+		keep(nil, true)
+		return err
 	}
-	defer c.release()
+	x.quick = quick
+	defer func() { c.release(cmp.Or(x.last, x.start)) }()
 	if ctx.Done() != nil {
 		// Reads carry the deadline; a cancellation must interrupt them.
 		stop := context.AfterFunc(ctx, c.interruptRead)
 		defer stop()
 	}
 	x.out = c.scratch[:0]
-	err := c.execOn(ctx, dl, cmd, x)
+	err = c.execOn(ctx, dl, cmd, x)
 	// A small buffer is kept for the next command; a large one is handed
 	// over, so that the output exists once.
 	reuse := cap(x.out) <= maxKeptScratch
@@ -265,16 +248,6 @@ func (c *Client) execSerial(ctx context.Context, dl time.Time, cmd string, x *ex
 	}
 	x.out = nil
 	return err
-}
-
-// release gives the serial slot back.
-func (c *Client) release() {
-	if c.opts.CommandDelay > 0 {
-		c.mu.Lock()
-		c.lastDone = time.Now()
-		c.mu.Unlock()
-	}
-	<-c.slot
 }
 
 // interruptRead wakes whoever reads the live connection.
@@ -303,10 +276,6 @@ func (c *Client) execOn(ctx context.Context, dl time.Time, cmd string, x *exchan
 		return err
 	}
 	x.quick = x.quick && cn == live
-	if err := c.takeTurn(ctx, dl, cn); err != nil {
-		return err
-	}
-	defer func() { c.endTurn(cn, cmp.Or(x.last, x.start)) }()
 	t := c.learned()
 	if t.rust && !cn.utf8Sent {
 		x.quick = false
@@ -770,10 +739,6 @@ func (c *Client) settle(ctx context.Context, dl time.Time) {
 		until = dl
 	}
 	cn := a.cn
-	if c.takeTurn(ctx, dl, cn) != nil {
-		return
-	}
-	defer c.endTurn(cn, time.Time{})
 	for !a.answered.Load() && time.Now().Before(until) && ctx.Err() == nil {
 		p, err := cn.readBy(until)
 		if err != nil {

@@ -960,9 +960,9 @@ func waitIdleReaderInside(t *testing.T, c *Client) {
 	cn := c.cn
 	c.mu.Unlock()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-		cn.turn.mu.Lock()
-		idling := cn.turn.idling
-		cn.turn.mu.Unlock()
+		c.turn.mu.Lock()
+		idling := c.turn.idling == cn
+		c.turn.mu.Unlock()
 		if idling && cn.rd.progress() > 0 {
 			return
 		}
