@@ -259,3 +259,42 @@ func (l *logLines) String() string {
 	defer l.mu.Unlock()
 	return strings.Join(l.lines, "\n")
 }
+
+// A command finds the connection closed by the server since it was last
+// read, and dials again before it goes out: it is not lost on the dead
+// connection, though no reader had seen the close yet.
+func TestReconnectFirstWhenPeerClosed(t *testing.T) {
+	t.Parallel()
+	e := emu{password: "pw"}
+	closed := make(chan struct{})
+	s := startFake(t, func(c *fakeConn) {
+		if c.index > 1 {
+			e.serve(c)
+			return
+		}
+		if !e.authSource(c) {
+			return
+		}
+		p, _ := c.read()
+		c.send(Packet{ID: p.ID, Body: []byte("one")})
+		probe, _ := c.read()
+		e.mirror(c, probe.ID)
+		c.nc.Close()
+		close(closed)
+	})
+	c, err := Dial(testCtx(t), s.addr(), "pw", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got, err := c.Exec(testCtx(t), "a"); err != nil || got != "one" {
+		t.Fatalf("Exec = %q, %v", got, err)
+	}
+	<-closed
+	// The connection went unread for longer than peekAfter, and the idle
+	// reader has not taken it yet (idleReadDelay is longer).
+	c.turn.lastEnd.Store(time.Now().Add(-2 * peekAfter).UnixNano())
+	if got, err := c.Exec(testCtx(t), "b"); err != nil || got != "ran b" || s.accepted.Load() != 2 {
+		t.Fatalf("Exec after the close = %q, %v on connection %d", got, err, s.accepted.Load())
+	}
+}

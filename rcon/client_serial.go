@@ -27,6 +27,13 @@ import (
 // never wait for the hand-over.
 const idleReadDelay = 20 * time.Millisecond
 
+// peekAfter is how long a serial connection may go unread before a
+// command first checks that the server has not closed it: a command
+// written on a connection the server closed fails, and may or may not
+// have run, so the client would rather dial again first. Commands sent
+// back to back skip the check, which costs a system call.
+const peekAfter = time.Millisecond
+
 // deadlineSlack is how much earlier than asked a read or write deadline
 // already set may fall and still be kept: setting one costs a timer
 // update, which commands in a row would otherwise pay each time.
@@ -271,6 +278,11 @@ func (c *Client) execOn(ctx context.Context, dl time.Time, cmd string, x *exchan
 		c.settle(ctx, dl)
 	}
 	live := c.cur.Load()
+	if live != nil && x.start.UnixNano()-c.turn.lastEnd.Load() > int64(peekAfter) && peerClosed(live.nc) {
+		// The server closed the connection since it was last read: dial
+		// again before the command goes out, rather than lose it.
+		c.fail(live, io.EOF)
+	}
 	cn, err := c.connection(ctx, dl)
 	if err != nil {
 		return err
