@@ -87,8 +87,11 @@
 //     others are lost on the server. The rust-legacy profile sends the
 //     type-5 packet before the first command.
 //   - A connection lost between commands is dialled again, with backoff,
-//     before the next command is written (unless Options.NoReconnect);
-//     commands in flight when it dropped fail and are never resent.
+//     before the next command is written (unless Options.NoReconnect):
+//     the idle reader notices a close, a keep-alive a silent peer, and a
+//     command that follows a pause first peeks at the socket (on Unix).
+//     Commands in flight when it dropped fail and are never resent, as
+//     they may have run.
 //
 // Commands are serial by default: each waits for the previous one, and
 // reads its own answer from the socket in its own goroutine, so a round
