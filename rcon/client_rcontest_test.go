@@ -140,7 +140,7 @@ func TestRcontestDroppedCommand(t *testing.T) {
 // yet must not make the next command coalesce with it.
 func TestRcontestMinecraftAfterTimeout(t *testing.T) {
 	t.Parallel()
-	s := startProfile(t, rcontest.Minecraft, rcontest.Faults{Delay: 150 * time.Millisecond})
+	s := startProfile(t, rcontest.Minecraft, rcontest.Faults{Delay: 60 * time.Millisecond})
 	c := dialProfile(t, s, rcon.Options{Dialect: rcon.DialectMinecraft})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()

@@ -749,7 +749,7 @@ func TestMinecraftCommandDelaySerial(t *testing.T) {
 func TestMinecraftAbandonedNotCoalesced(t *testing.T) {
 	t.Parallel()
 	var viol atomic.Int32
-	c, _ := dialEmu(t, emu{password: "pw", dialect: DialectMinecraft, mcViolations: &viol, readDelay: 200 * time.Millisecond},
+	c, _ := dialEmu(t, emu{password: "pw", dialect: DialectMinecraft, mcViolations: &viol, readDelay: 60 * time.Millisecond},
 		&Options{Dialect: DialectMinecraft})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
