@@ -135,7 +135,7 @@ func (s *db) initPostgres(ctx context.Context, schema string) error {
 		return s.fail("open", err)
 	}
 	if !exists {
-		if _, err := s.wdb.ExecContext(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize()); err != nil {
+		if err := s.createSchema(ctx, schema); err != nil {
 			return s.fail("open", fmt.Errorf("creating the schema: %w", err))
 		}
 	}
@@ -168,4 +168,21 @@ func (s *db) initPostgres(ctx context.Context, schema string) error {
 		return err
 	}
 	return s.opened(ctx)
+}
+
+// createSchema creates the schema, under the migration lock: two
+// processes creating it at once would otherwise collide.
+func (s *db) createSchema(ctx context.Context, schema string) error {
+	tx, err := s.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := s.d.beginMigration(ctx, tx); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize()); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

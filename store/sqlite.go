@@ -233,7 +233,7 @@ func (s *db) initSQLite(ctx context.Context, path string) error {
 		return s.openError(err, path)
 	}
 	switch {
-	case tables == 0:
+	case tables == 0 && (appID == 0 || appID == sqliteApplicationID):
 		// A new or empty file. auto_vacuum must be set before the first
 		// table, and WAL is persistent: set both on this file only.
 		for _, p := range []string{"PRAGMA auto_vacuum = INCREMENTAL", "PRAGMA journal_mode = WAL"} {
@@ -300,6 +300,10 @@ func writable(path string) error {
 	probe, err := os.CreateTemp(dir, ".gsq-probe-*")
 	if err != nil {
 		if denied(err) {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // the probe's name says nothing
+			}
 			return fmt.Errorf("cannot create files in %s: %w", dir, err)
 		}
 		return nil
