@@ -278,6 +278,12 @@ func TestKill9(t *testing.T) {
 			}
 		}
 		must(t, cmd.Process.Signal(syscall.SIGKILL))
+		// What it said before it died: the rounds it knew committed.
+		for lines.Scan() {
+			if n, ok := strings.CutPrefix(lines.Text(), "COMMITTED "); ok {
+				committed, _ = strconv.Atoi(n)
+			}
+		}
 		cmd.Wait()
 
 		st, err := Open(ctx, path)
