@@ -266,11 +266,11 @@ func (s *db) collect(ctx context.Context, now int64) error {
 		return nil
 	}
 	r := s.opts.retention
-	// A text is used by raw samples and map changes, which are kept as
-	// long as hourly history.
+	// A text is used by raw samples and map changes: it goes once both
+	// are gone.
 	stringDays := int64(0)
-	if r.Raw > 0 && r.Hour > 0 {
-		stringDays = int64(max(r.Raw, r.Hour)/(24*time.Hour)) + 2
+	if r.Raw > 0 && r.Maps > 0 {
+		stringDays = int64(max(r.Raw, r.Maps)/(24*time.Hour)) + 2
 	}
 	err = s.inTx(ctx, nil, func(tx *sql.Tx) error {
 		if r.Sessions > 0 {
@@ -282,8 +282,8 @@ func (s *db) collect(ctx context.Context, now int64) error {
 				return err
 			}
 		}
-		if r.Hour > 0 {
-			cut := floorTo(now-int64(r.Hour/time.Second), day)
+		if r.Maps > 0 {
+			cut := floorTo(now-int64(r.Maps/time.Second), day)
 			if _, err := tx.ExecContext(ctx, s.q("DELETE FROM maps WHERE server IN (SELECT id FROM servers) AND t < ?"), cut); err != nil {
 				return err
 			}

@@ -13,7 +13,7 @@ func TestRetention(t *testing.T) {
 	eachEngine(t, func(t *testing.T, e engine) {
 		ctx := context.Background()
 		clock := newClock(t0)
-		ret := Retention{Raw: 3 * time.Hour, Minute: 24 * time.Hour, Hour: 3 * 24 * time.Hour, Sessions: 24 * time.Hour}
+		ret := Retention{Raw: 3 * time.Hour, Minute: 24 * time.Hour, Hour: 3 * 24 * time.Hour, Sessions: 24 * time.Hour, Maps: 3 * 24 * time.Hour}
 		st := e.open(t, WithClock(clock.now), WithRetention(ret))
 		syncNames(t, st, "s")
 		end := t0.Add(8 * 24 * time.Hour)

@@ -172,11 +172,13 @@ type Span struct {
 type Retention struct {
 	Raw    time.Duration // default 48h
 	Minute time.Duration // default 14 days
-	Hour   time.Duration // default 1 year; map changes are kept as long
+	Hour   time.Duration // default 1 year
 	Day    time.Duration // default forever
 	// Sessions is how long a player session is kept after it ended;
 	// default 90 days.
 	Sessions time.Duration
+	// Maps is how long a map change is kept; default 30 days.
+	Maps time.Duration
 }
 
 // DefaultRetention is the retention of a store opened with a zero one.
@@ -185,6 +187,7 @@ var DefaultRetention = Retention{
 	Minute:   14 * 24 * time.Hour,
 	Hour:     365 * 24 * time.Hour,
 	Sessions: 90 * 24 * time.Hour,
+	Maps:     30 * 24 * time.Hour,
 }
 
 // Store is the monitor's history. Implementations are safe for concurrent

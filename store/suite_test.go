@@ -45,7 +45,7 @@ func eachEngine(t *testing.T, fn func(t *testing.T, e engine)) {
 
 // postgresTestDSN returns dsn with a search_path naming a fresh schema,
 // dropped when the test ends.
-func postgresTestDSN(t *testing.T, dsn string) string {
+func postgresTestDSN(t testing.TB, dsn string) string {
 	t.Helper()
 	u, err := url.Parse(dsn)
 	if err != nil {
