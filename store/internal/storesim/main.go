@@ -182,10 +182,19 @@ func queries(ctx context.Context, st store.Store, server string, now time.Time) 
 		fn   func() error
 	}{
 		{"History 1 h by 30 s", func() error { _, err := st.History(ctx, server, now.Add(-time.Hour), now, 30*time.Second); return err }},
-		{"History 24 h by 5 min", func() error { _, err := st.History(ctx, server, now.Add(-24*time.Hour), now, 5*time.Minute); return err }},
+		{"History 24 h by 5 min", func() error {
+			_, err := st.History(ctx, server, now.Add(-24*time.Hour), now, 5*time.Minute)
+			return err
+		}},
 		{"History 7 d by 1 h", func() error { _, err := st.History(ctx, server, now.Add(-7*24*time.Hour), now, time.Hour); return err }},
-		{"History 30 d by 6 h", func() error { _, err := st.History(ctx, server, now.Add(-30*24*time.Hour), now, 6*time.Hour); return err }},
-		{"History 365 d by 1 d", func() error { _, err := st.History(ctx, server, now.Add(-365*24*time.Hour), now, 24*time.Hour); return err }},
+		{"History 30 d by 6 h", func() error {
+			_, err := st.History(ctx, server, now.Add(-30*24*time.Hour), now, 6*time.Hour)
+			return err
+		}},
+		{"History 365 d by 1 d", func() error {
+			_, err := st.History(ctx, server, now.Add(-365*24*time.Hour), now, 24*time.Hour)
+			return err
+		}},
 		{"Uptime 24 h", func() error { _, _, err := st.Uptime(ctx, server, now.Add(-24*time.Hour), now); return err }},
 		{"Uptime 30 d", func() error { _, _, err := st.Uptime(ctx, server, now.Add(-30*24*time.Hour), now); return err }},
 		{"UptimeAll 24 h", func() error { _, err := st.UptimeAll(ctx, now.Add(-24*time.Hour), now); return err }},
