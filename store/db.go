@@ -18,6 +18,9 @@ type dialect interface {
 	ddl(stmt string) string
 	// placeholder is the nth (from 1) parameter of a statement.
 	placeholder(n int) string
+	// joinUpdates is whether many rows are best updated with one
+	// statement joining a VALUES list, rather than one at a time.
+	joinUpdates() bool
 	// maxParams is how many parameters one statement may carry.
 	maxParams() int
 	// kind classifies an engine error: one of the Err* kinds, or nil.
@@ -92,15 +95,42 @@ func (s *db) check() error {
 	return nil
 }
 
+// Close writes the scores of open sessions not written yet, and closes
+// the database.
 func (s *db) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.closed.Swap(true) {
 		return nil
 	}
-	err := s.rdb.Close()
+	err := s.flushScores(context.Background())
+	err = errors.Join(err, s.rdb.Close())
 	if s.wdb != s.rdb {
 		err = errors.Join(err, s.wdb.Close())
 	}
 	return s.fail("close", err)
+}
+
+// flushScores writes the scores of open sessions that changed since they
+// were last written.
+func (s *db) flushScores(ctx context.Context) error {
+	changed := make(map[string]*serverState)
+	dirty := make(map[*openSession]bool)
+	for name, st := range s.w.servers {
+		var c *serverState
+		for i, o := range st.open {
+			if o.score == o.savedScore {
+				continue
+			}
+			if c == nil {
+				c = st.clone()
+				changed[name] = c
+			}
+			c.open[i].savedScore = o.score
+			dirty[c.open[i]] = true
+		}
+	}
+	return s.writeTracked(ctx, changed, dirty)
 }
 
 // inList returns "(?, ?, ...)" for n values.

@@ -112,6 +112,12 @@ func (s *db) closeStale(ctx context.Context, now int64) error {
 		c.open = nil
 		changed[name] = c
 	}
+	return s.writeTracked(ctx, changed, dirty)
+}
+
+// writeTracked writes tracked sessions, and once that committed puts the
+// servers' changed states in place.
+func (s *db) writeTracked(ctx context.Context, changed map[string]*serverState, dirty map[*openSession]bool) error {
 	if len(changed) == 0 {
 		return nil
 	}

@@ -27,6 +27,8 @@ func (postgresDialect) ddl(stmt string) string {
 
 func (postgresDialect) placeholder(n int) string { return "$" + strconv.Itoa(n) }
 
+func (postgresDialect) joinUpdates() bool { return true }
+
 func (postgresDialect) maxParams() int { return 65535 }
 
 func (postgresDialect) kind(err error) error {

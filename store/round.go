@@ -196,7 +196,7 @@ func (p *roundPlan) observe(st *serverState, t int64, list []PlayerSeen, gap int
 		// Unseen for longer than the gap: they left when last seen.
 		for _, o := range st.open {
 			o.left = max(st.lastObs, o.joined)
-			p.touch(o)
+			p.touch(o, t)
 		}
 		st.open = nil
 	}
@@ -222,19 +222,19 @@ func (p *roundPlan) observe(st *serverState, t int64, list []PlayerSeen, gap int
 		for i, o := range sessions {
 			if i >= len(scores) {
 				o.left = t
-				p.touch(o)
+				p.touch(o, t)
 				continue
 			}
-			if o.score != scores[i] {
-				o.score = scores[i]
-				p.touch(o)
+			o.score = scores[i]
+			if o.score != o.savedScore && t-o.saved >= scoreEvery {
+				p.touch(o, t)
 			}
 			open = append(open, o)
 		}
 	}
 	for name, scores := range seen {
 		for _, score := range scores[min(len(byName[name]), len(scores)):] {
-			o := &openSession{player: name, joined: t, score: score}
+			o := &openSession{player: name, joined: t, score: score, saved: t, savedScore: score}
 			open = append(open, o)
 			p.joins = append(p.joins, sessionJoin{st.id, o})
 		}
@@ -245,12 +245,13 @@ func (p *roundPlan) observe(st *serverState, t int64, list []PlayerSeen, gap int
 	p.observed[st.id] = t
 }
 
-// touch notes a tracked session's change; one the round opens is
-// written whole when it is inserted.
-func (p *roundPlan) touch(o *openSession) {
+// touch notes that a tracked session is to be written as it is now, at
+// t; one the round opens is written whole when it is inserted.
+func (p *roundPlan) touch(o *openSession, t int64) {
 	if o.id != 0 {
 		p.dirty[o] = true
 	}
+	o.saved, o.savedScore = t, o.score
 }
 
 // exec writes the plan in tx, and returns the interned strings to cache.
@@ -313,15 +314,19 @@ func (p *roundPlan) exec(ctx context.Context, s *db, tx *sql.Tx) (map[string]int
 // writeSessions updates the tracked sessions that changed and inserts
 // the new ones, giving them their ids.
 func (s *db) writeSessions(ctx context.Context, tx *sql.Tx, dirty map[*openSession]bool, joins []sessionJoin) error {
-	var rows [][]any
+	// Scores apart from ends: setting left_at updates two indexes.
+	var ended, scores [][]any
 	for o := range dirty {
-		var left any
 		if o.left != 0 {
-			left = o.left
+			ended = append(ended, []any{o.id, o.left, o.score})
+		} else {
+			scores = append(scores, []any{o.id, o.score})
 		}
-		rows = append(rows, []any{o.id, left, o.score})
 	}
-	if err := s.updateByID(ctx, tx, "sessions", []string{"left_at BIGINT", "score BIGINT"}, rows); err != nil {
+	if err := s.updateByID(ctx, tx, "sessions", []string{"left_at BIGINT", "score BIGINT"}, ended); err != nil {
+		return err
+	}
+	if err := s.updateByID(ctx, tx, "sessions", []string{"score BIGINT"}, scores); err != nil {
 		return err
 	}
 	if len(joins) == 0 {
@@ -476,6 +481,9 @@ func (s *db) updateByID(ctx context.Context, tx *sql.Tx, table string, cols []st
 	if len(rows) == 0 {
 		return nil
 	}
+	if !s.d.joinUpdates() {
+		return s.updateEach(ctx, tx, table, cols, rows)
+	}
 	var set []string
 	row := "CAST(? AS BIGINT)"
 	for i, c := range cols {
@@ -497,6 +505,31 @@ func (s *db) updateByID(ctx context.Context, tx *sql.Tx, table string, cols []st
 			return err
 		}
 		rows = rows[n:]
+	}
+	return nil
+}
+
+// updateEach is updateByID one row at a time, with one prepared
+// statement: for SQLite, where a statement is no round trip and the
+// planner does not turn a join with VALUES into lookups by id.
+func (s *db) updateEach(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any) error {
+	var set []string
+	for _, c := range cols {
+		name, _, _ := strings.Cut(c, " ")
+		set = append(set, name+" = ?")
+	}
+	stmt, err := tx.PrepareContext(ctx, s.q("UPDATE "+table+" SET "+strings.Join(set, ", ")+" WHERE id = ?"))
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	args := make([]any, len(cols)+1)
+	for _, r := range rows {
+		copy(args, r[1:])
+		args[len(cols)] = r[0]
+		if _, err := stmt.ExecContext(ctx, args...); err != nil {
+			return err
+		}
 	}
 	return nil
 }

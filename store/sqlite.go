@@ -53,6 +53,8 @@ func (sqliteDialect) ddl(stmt string) string {
 
 func (sqliteDialect) placeholder(int) string { return "?" }
 
+func (sqliteDialect) joinUpdates() bool { return false }
+
 func (sqliteDialect) maxParams() int { return 32766 }
 
 func (sqliteDialect) kind(err error) error {

@@ -62,7 +62,15 @@ type openSession struct {
 	joined int64
 	left   int64 // 0 while open
 	score  int64
+	// The score last written, and when (in sample time).
+	savedScore, saved int64
 }
+
+// scoreEvery is how often, at most, the score of an open session is
+// written; it is written too when the session ends and when the store
+// closes. Scores change at nearly every poll, and each write costs as
+// much as a sample: a kill -9 loses at most this much of them.
+const scoreEvery = 300
 
 func (st *serverState) clone() *serverState {
 	c := *st
@@ -155,6 +163,7 @@ func (s *db) loadWriter(ctx context.Context) error {
 		if err := r.Scan(&o.id, &server, &o.player, &o.joined, &o.score); err != nil {
 			return err
 		}
+		o.savedScore = o.score
 		if st := byID[server]; st != nil {
 			st.open = append(st.open, o)
 		}
