@@ -51,6 +51,9 @@ func (s *db) Maintain(ctx context.Context, now time.Time) error {
 func (s *db) locked(ctx context.Context, fn func() error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.check(); err != nil { // closed while waiting
+		return err
+	}
 	if err := s.loadWriter(ctx); err != nil {
 		return err
 	}

@@ -69,6 +69,9 @@ func (s *db) Write(ctx context.Context, samples []Sample) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.check(); err != nil { // closed while waiting
+		return err
+	}
 	if err := s.loadWriter(ctx); err != nil {
 		return s.fail("write", err)
 	}

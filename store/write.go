@@ -208,6 +208,9 @@ func (s *db) SyncServers(ctx context.Context, servers []Server) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.check(); err != nil { // closed while waiting
+		return err
+	}
 	if err := s.loadWriter(ctx); err != nil {
 		return s.fail("sync servers", err)
 	}
