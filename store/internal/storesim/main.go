@@ -94,6 +94,9 @@ func main() {
 		}
 	}
 	clock = end
+	if _, n, err := st.PlayTime(ctx, store.SessionQuery{}); err == nil {
+		fmt.Printf("player sessions kept: %d (%d per server)\n", n, n / *servers)
+	}
 	queries(ctx, st, names[0], end)
 }
 
