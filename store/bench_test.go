@@ -107,3 +107,50 @@ func BenchmarkMaintain10k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkQueries10k times the web page's queries on 10,000 servers
+// with two hours of history: the raw samples of every server lie
+// interleaved in time, so a server's recent history is a scan of all.
+func BenchmarkQueries10k(b *testing.B) {
+	for _, e := range benchEngines(b) {
+		b.Run(e.name, func(b *testing.B) {
+			ctx := context.Background()
+			st, names := benchStore(b, e, 10000)
+			for i := range 240 {
+				if err := st.Write(ctx, benchRound(names, i, 0)); err != nil {
+					b.Fatal(err)
+				}
+				if i%20 == 19 {
+					if err := st.Maintain(ctx, t0.Add(time.Duration(i+1)*30*time.Second+90*time.Second)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			now := t0.Add(2 * time.Hour)
+			for _, q := range []struct {
+				name string
+				fn   func() error
+			}{
+				{"History-1h-by-30s", func() error {
+					_, err := st.History(ctx, names[5000], now.Add(-time.Hour), now, 30*time.Second)
+					return err
+				}},
+				{"History-2h-by-5m", func() error {
+					_, err := st.History(ctx, names[5000], now.Add(-2*time.Hour), now, 5*time.Minute)
+					return err
+				}},
+				{"Uptime-24h", func() error { _, _, err := st.Uptime(ctx, names[5000], now.Add(-24*time.Hour), now); return err }},
+				{"UptimeAll-24h", func() error { _, err := st.UptimeAll(ctx, now.Add(-24*time.Hour), now); return err }},
+				{"Records", func() error { _, err := st.Records(ctx, names[5000]); return err }},
+			} {
+				b.Run(q.name, func(b *testing.B) {
+					for range b.N {
+						if err := q.fn(); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		})
+	}
+}
