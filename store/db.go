@@ -14,7 +14,9 @@ import (
 // once, in the SQL both engines share, with ? placeholders.
 type dialect interface {
 	// ddl adapts a schema statement: {id} is an integer primary key the
-	// engine assigns, {norowid} a table clustered on its primary key.
+	// engine assigns, {norowid} a table clustered on its primary key; a
+	// statement that begins with {postgres} is for PostgreSQL only ("" for
+	// SQLite).
 	ddl(stmt string) string
 	// placeholder is the nth (from 1) parameter of a statement.
 	placeholder(n int) string

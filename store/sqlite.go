@@ -48,6 +48,9 @@ var sqlitePragmas = []string{
 type sqliteDialect struct{}
 
 func (sqliteDialect) ddl(stmt string) string {
+	if strings.HasPrefix(stmt, "{postgres}") {
+		return ""
+	}
 	return strings.NewReplacer("{id}", "INTEGER PRIMARY KEY", "{norowid}", " WITHOUT ROWID").Replace(stmt)
 }
 
