@@ -39,13 +39,14 @@
 // polls add: pages retention frees are reused, and an incremental vacuum
 // gives them back to the file system when a quarter of the file is free.
 // Measured with internal/storesim (a simulated clock, 50 servers polled
-// every 30 s, default retention): about 500 KB per server after 10 days,
-// 780 KB at 14 days once the minute level is full, then 670 bytes per
-// server per day (the hour level) until the year is full, about 1 MB per
-// server; after that, the day level's 25 bytes a day. The WAL beside it
-// is bounded (32 MiB after a checkpoint). Player sessions add about 70
-// bytes each. PostgreSQL takes about three times the space for the same
-// rows.
+// every 30 s, default retention): 517 KB per server after 10 days, 710 KB
+// at 20 days once the minute level is full, then 650 bytes per server a
+// day (the hour level) until the year is full, and flat at 946 KB per
+// server from then on: the day level's 25 bytes a day fit in the pages
+// retention frees. The WAL beside it is bounded (32 MiB after a
+// checkpoint). Player sessions add about 62 bytes each. PostgreSQL takes
+// about four times the space for the same rows. docs/store.md has the
+// figures and how to repeat them.
 //
 // # Durability
 //
