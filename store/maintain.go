@@ -133,14 +133,18 @@ func (s *db) writeTracked(ctx context.Context, changed map[string]*serverState, 
 }
 
 // rollup computes level l's buckets in [from, to) from the level below,
-// for every server, or for one.
-func (s *db) rollup(ctx context.Context, tx *sql.Tx, l Level, from, to int64, server int64) error {
+// for every server, or for the servers listed.
+func (s *db) rollup(ctx context.Context, tx *sql.Tx, l Level, from, to int64, servers []int64) error {
 	size := strconv.FormatInt(l.seconds(), 10)
 	where := allServers(l-1) + "t >= ? AND t < ?"
 	args := []any{from, to}
-	if server != 0 {
-		where = "server = ? AND t >= ? AND t < ?"
-		args = []any{server, from, to}
+	if servers != nil {
+		where = "server IN " + inList(len(servers)) + " AND t >= ? AND t < ?"
+		args = args[:0]
+		for _, id := range servers {
+			args = append(args, id)
+		}
+		args = append(args, from, to)
 	}
 	query := "INSERT INTO " + tables[l] + " (server, t, polls, down, nocount, min_players, max_players, sum_players, capacity) " +
 		"SELECT server, t - t % " + size + ", " + aggColumns(l-1) + " FROM " + tables[l-1] + " WHERE " + where +
@@ -159,7 +163,7 @@ func (s *db) rollTo(ctx context.Context, l Level, target int64) error {
 		from := m.rolled[l]
 		to := min(target, from+rollupSpan)
 		m.rolled[l] = to
-		if err := s.inTx(ctx, &m, func(tx *sql.Tx) error { return s.rollup(ctx, tx, l, from, to, 0) }); err != nil {
+		if err := s.inTx(ctx, &m, func(tx *sql.Tx) error { return s.rollup(ctx, tx, l, from, to, nil) }); err != nil {
 			return err
 		}
 	}
@@ -201,19 +205,27 @@ func (s *db) rollDays(ctx context.Context, _ int64) error {
 }
 
 // rerollLate rolls up again the buckets that samples written after
-// their rollup belong to, level by level.
+// their rollup belong to, level by level, 500 servers a statement (raw
+// samples are clustered by time: each statement reads the time range
+// once). A bucket whose source retention has deleted is left as it is:
+// rolling it up again would keep only the late samples.
 func (s *db) rerollLate(ctx context.Context, _ int64) error {
 	if len(s.w.late) == 0 {
 		return nil
 	}
 	ids := slices.Sorted(maps.Keys(s.w.late))
+	m := s.w.marks
 	err := s.inTx(ctx, nil, func(tx *sql.Tx) error {
-		for _, id := range ids {
-			t := s.w.late[id]
+		for chunk := range slices.Chunk(ids, 500) {
+			t := s.w.late[chunk[0]]
+			for _, id := range chunk {
+				t = min(t, s.w.late[id])
+			}
 			for l := LevelMinute; l <= LevelDay; l++ {
-				from := max(floorTo(t, l.seconds()), s.w.marks.kept[l])
-				if to := s.w.marks.rolled[l]; from < to {
-					if err := s.rollup(ctx, tx, l, from, to, id); err != nil {
+				size := l.seconds()
+				from := max(floorTo(t, size), ceilTo(m.kept[l-1], size), m.kept[l])
+				if to := m.rolled[l]; from < to {
+					if err := s.rollup(ctx, tx, l, from, to, chunk); err != nil {
 						return err
 					}
 				}

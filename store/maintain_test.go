@@ -203,3 +203,29 @@ func TestConcurrentReadersDuringWrites(t *testing.T) {
 		}
 	})
 }
+
+func TestLateSampleAfterRetentionKeepsRollups(t *testing.T) {
+	eachEngine(t, func(t *testing.T, e engine) {
+		ctx := context.Background()
+		st := e.open(t, WithRetention(Retention{Raw: 2 * time.Hour}))
+		syncNames(t, st, "s")
+		var samples []Sample
+		for m := 0; m < 5*60; m++ {
+			samples = append(samples, up("s", min_(m), 3))
+		}
+		must(t, st.Write(ctx, samples))
+		must(t, st.Maintain(ctx, min_(5*60)))
+		if st.w.marks.kept[LevelRaw] == 0 {
+			t.Fatal("no raw samples deleted")
+		}
+		// A sample from the first minute, whose raw samples are gone.
+		must(t, st.Write(ctx, []Sample{up("s", min_(0).Add(30*time.Second), 30)}))
+		must(t, st.Maintain(ctx, min_(5*60+1)))
+		points, err := st.History(ctx, "s", t0, min_(2), time.Minute)
+		must(t, err)
+		if points[0].Samples != 1 || points[0].MaxPlayers != 3 {
+			t.Errorf("the first minute after a late sample past retention: %+v, want its 1 sample of 3 players kept", points[0])
+		}
+		must(t, st.Check(ctx))
+	})
+}
