@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/internal/sim"
 	"github.com/gsq-project/gsq/rcon"
-	"github.com/gsq-project/gsq/sim"
 )
 
 func init() { register(newDemoCmd) }

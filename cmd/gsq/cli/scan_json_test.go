@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/internal/sim"
 	"github.com/gsq-project/gsq/ogp"
 	"github.com/gsq-project/gsq/ogp/ogptest"
 	"github.com/gsq-project/gsq/scan"
-	"github.com/gsq-project/gsq/sim"
 )
 
 // referenceJSON is the oracle for appendJSON: the same object tree

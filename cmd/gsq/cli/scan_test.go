@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gsq-project/gsq/internal/sim"
 	"github.com/gsq-project/gsq/ogp/ogptest"
-	"github.com/gsq-project/gsq/sim"
 )
 
 func startScanFleet(t *testing.T, n int) *sim.Fleet {

@@ -15,9 +15,9 @@ import (
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/a2stest"
+	"github.com/gsq-project/gsq/internal/sim"
 	"github.com/gsq-project/gsq/ogp"
 	"github.com/gsq-project/gsq/rcon"
-	"github.com/gsq-project/gsq/sim"
 )
 
 func init() { register(newServeCmd) }

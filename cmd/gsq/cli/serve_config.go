@@ -10,7 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/gsq-project/gsq/sim"
+	"github.com/gsq-project/gsq/internal/sim"
 )
 
 // loadContent reads a simulated server's content from a YAML file (the

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/gsq-project/gsq/sim"
+	"github.com/gsq-project/gsq/internal/sim"
 )
 
 // runFleet serves o.fleet simulated A2S and OGP servers until ctx ends.
