@@ -4,7 +4,6 @@ go 1.25.0
 
 require (
 	github.com/Tnze/go-mc v1.20.2
-	github.com/dsnet/compress v0.0.1
 	github.com/gorcon/rcon v1.4.0
 	github.com/peterh/liner v1.2.2
 	github.com/rumblefrog/go-a2s v1.0.2

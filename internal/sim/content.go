@@ -1,8 +1,12 @@
-// Package sim describes what a simulated game server serves — its name,
-// map, players and rules — and turns that into the replies of each
-// protocol gsq speaks (A2S per specs/valve-server-queries.txt, OGP per
-// specs/ogp-0.91.txt, RCON per specs/source-rcon.txt). `gsq serve`,
-// `gsq demo` and the benchmark fleets are built on it.
+// Package sim simulates game servers for `gsq serve`, `gsq demo`, the
+// benchmarks and the tests. Content describes what a server serves (its
+// name, map, players and rules) and turns it into the replies of each
+// protocol gsq speaks: A2S, OGP v0.91 and RCON. Mux shares one UDP port
+// between A2S and OGP; Server runs one simulated server, A2S and OGP on
+// UDP and RCON on TCP; Fleet runs thousands, one UDP socket each, served
+// by epoll loops on Linux. The replies come from the a2s, ogp and rcon
+// packages' own servers and encoders: nothing here speaks a protocol by
+// hand.
 package sim
 
 import (
@@ -73,7 +77,7 @@ func Default() Content {
 func (c *Content) Validate() error {
 	switch {
 	case c.MaxPlayers < 0 || c.MaxPlayers > 65535:
-		return fmt.Errorf("max_players %d out of range", c.MaxPlayers)
+		return fmt.Errorf("max_players %d out of range 0-65535", c.MaxPlayers)
 	case c.Bots < 0 || c.Bots > 255:
 		return fmt.Errorf("bots %d out of range 0-255", c.Bots)
 	case len(c.Players) > 65535:

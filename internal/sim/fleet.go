@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
@@ -11,13 +10,15 @@ import (
 	"time"
 
 	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/internal/lossy"
 	"github.com/gsq-project/gsq/ogp"
 )
 
 // FleetConfig describes a fleet of simulated servers in one process, one
-// UDP socket each, on consecutive ports. Each answers A2S and, on the same
-// socket, OGP v0.91. The zero value, with N set,
-// is N servers on 127.0.0.1:27015 and up, without faults or challenges.
+// UDP socket each, on consecutive ports. Each answers A2S through its own
+// a2s.Server and, on the same socket, OGP v0.91 through its own
+// ogp.Server. The zero value, with N set, is N servers on 127.0.0.1:27015
+// and up, without faults or challenges.
 type FleetConfig struct {
 	N        int    // number of servers
 	BasePort int    // port of server 0; server i listens on BasePort+i (default 27015)
@@ -28,10 +29,12 @@ type FleetConfig struct {
 	// made per server from Seed, so a run with the same requests in the
 	// same order makes the same faults.
 	Loss, Reorder, Duplicate float64
-	Seed                     int64
+	Seed                     uint64
 	// Challenge makes every server answer queries without a valid
-	// challenge with an S2C_CHALLENGE, as servers do since 2020. The
-	// challenge is fixed per server and client address.
+	// challenge with an S2C_CHALLENGE, as servers do since 2020 (the
+	// a2s.Server's challenge: per server and client address, valid for 30
+	// to 60 seconds). Without it, replies go out unchallenged, amplified
+	// as pre-2020 servers did.
 	Challenge bool
 	// SplitSize is the payload size of a rules fragment (default 1248).
 	SplitSize int
@@ -84,6 +87,7 @@ type Fleet struct {
 	wg      sync.WaitGroup
 	closed  atomic.Bool
 	loops   []*epollLoop // Linux: the event loops serving the sockets
+	wake    [2]int       // Linux: a pipe whose closing stops the loops
 }
 
 // RunFleet serves a fleet until ctx is done. logf, if not nil, is told
@@ -129,11 +133,11 @@ func StartFleetAnywhere(cfg FleetConfig) (*Fleet, error) {
 
 // StartFleet binds every server's socket and starts serving.
 func StartFleet(cfg FleetConfig) (*Fleet, error) {
-	switch {
-	case cfg.N <= 0:
+	if cfg.N <= 0 {
 		return nil, fmt.Errorf("sim: fleet of %d servers", cfg.N)
-	case cfg.Loss < 0 || cfg.Loss > 1 || cfg.Reorder < 0 || cfg.Reorder > 1 || cfg.Duplicate < 0 || cfg.Duplicate > 1:
-		return nil, errors.New("sim: fleet fault probabilities must be between 0 and 1")
+	}
+	if err := cfg.faults(0).Validate(); err != nil {
+		return nil, fmt.Errorf("sim: fleet: %w", err)
 	}
 	base := cfg.BasePort
 	if base == 0 {
@@ -154,27 +158,34 @@ func StartFleet(cfg FleetConfig) (*Fleet, error) {
 	if content == nil {
 		content = FleetContent
 	}
-	f := &Fleet{}
+	f := &Fleet{wake: [2]int{-1, -1}}
 	for i := range cfg.N {
-		port := uint16(base + i)
-		c := content(i)
-		srv, err := newFleetServer(cfg, i, port, &c)
+		addr := netip.AddrPortFrom(ip, uint16(base+i))
+		srv, err := newFleetServer(cfg, addr, func() Content { return content(i) })
 		if err == nil {
-			srv.addr = netip.AddrPortFrom(ip, port)
-			srv.content = func() Content { return content(i) }
-			err = srv.listen()
+			f.servers = append(f.servers, srv)
+			if err = srv.listen(); err == nil && cfg.faults(i).Enabled() {
+				srv.faults = lossy.New(&srv.sock, cfg.faults(i))
+				srv.out = srv.faults
+			}
 		}
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("sim: fleet server %d: %w", i, err)
 		}
-		f.servers = append(f.servers, srv)
 	}
 	if err := f.start(); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("sim: fleet: %w", err)
 	}
 	return f, nil
+}
+
+// faults is the fault injection of server i: each server draws its own
+// faults from Seed.
+func (cfg *FleetConfig) faults(i int) lossy.Config {
+	return lossy.Config{Loss: cfg.Loss, Duplicate: cfg.Duplicate, Reorder: cfg.Reorder,
+		Seed: cfg.Seed ^ uint64(i)*0x9E3779B97F4A7C15, Delay: 2 * time.Millisecond}
 }
 
 // Addr is the address of server i.
@@ -188,9 +199,11 @@ func (f *Fleet) Stats() FleetStats {
 	var s FleetStats
 	for _, srv := range f.servers {
 		s.Requests += srv.requests.Load()
-		s.Sent += srv.sent.Load()
-		s.Dropped += srv.dropped.Load()
+		s.Sent += srv.sock.sent.Load()
 		s.Challenges += srv.challenges.Load()
+		if srv.faults != nil {
+			s.Dropped += srv.faults.Dropped()
+		}
 	}
 	return s
 }
@@ -201,187 +214,64 @@ func (f *Fleet) Close() {
 		return
 	}
 	f.halt()
-}
-
-func (f *Fleet) closeSockets() {
 	for _, srv := range f.servers {
-		srv.close()
+		if srv.faults != nil {
+			srv.faults.Stop() // no late datagram on a closed descriptor
+		}
+		srv.sock.close()
 	}
 }
 
-// fleetServer is one simulated server. Its A2S replies are serialized
-// once; one goroutine at a time reads its socket and answers (on Linux, the
-// epoll loop the socket belongs to; elsewhere, its own goroutine).
+// fleetServer is one simulated server: its socket, and the a2s.Server and
+// ogp.Server that answer on it. One goroutine at a time reads its socket
+// and answers (on Linux, the epoll loop the socket belongs to; elsewhere,
+// its own goroutine).
 type fleetServer struct {
-	addr      netip.AddrPort
-	sock      fleetSocket
-	challenge bool
-	content   func() Content // the server's content, for OGP answers
-	ogp       *ogp.Server    // made on the first OGP datagram
-	secret    uint64
-	info      []byte
-	players   []byte
-	rules     [][]byte // one datagram per fragment
+	addr   netip.AddrPort
+	sock   fleetSocket
+	mux    Mux
+	out    a2s.PacketWriter // the socket, or the fault injector in front of it
+	faults *lossy.Writer    // nil without faults
 
-	loss, reorder, duplicate float64
-	rng                      uint64
-	held                     []byte // a reordered datagram waiting for the next send
-	heldTo                   netip.AddrPort
-	scratch                  [16]byte
-
-	requests, sent, dropped, challenges atomic.Int64
+	requests, challenges atomic.Int64
 }
 
-func newFleetServer(cfg FleetConfig, i int, port uint16, c *Content) (*fleetServer, error) {
+func newFleetServer(cfg FleetConfig, addr netip.AddrPort, content func() Content) (*fleetServer, error) {
+	c := content()
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	seed := mix64(uint64(cfg.Seed) ^ uint64(i)<<32 ^ 0x9E3779B97F4A7C15)
-	s := &fleetServer{
-		challenge: cfg.Challenge,
-		secret:    mix64(seed),
-		loss:      cfg.Loss, reorder: cfg.Reorder, duplicate: cfg.Duplicate,
-		rng: seed,
-	}
-	info, players, rules := c.A2S(port)
-	var err error
-	if s.info, err = info.AppendBinary(nil); err != nil {
-		return nil, err
-	}
-	if s.players, err = players.AppendBinary(nil); err != nil {
-		return nil, err
-	}
-	payload, err := rules.AppendBinary(nil)
+	info, players, rules := c.A2S(addr.Port())
+	h, err := a2s.NewStaticHandler(info, players, rules)
 	if err != nil {
 		return nil, err
 	}
-	w := a2s.SplitWriter{Size: cfg.SplitSize}
-	if s.rules, err = w.AppendFragments(nil, uint32(i)&0x7FFFFFFF|1, payload); err != nil {
-		return nil, err
+	s := &fleetServer{addr: addr}
+	s.out = &s.sock
+	s.mux = Mux{
+		A2S: &a2s.Server{Handler: h, NoChallenge: !cfg.Challenge, RateLimit: -1, SplitSize: cfg.SplitSize},
+		// The OGP answer is built afresh for each query: OGP scans of a
+		// fleet are rare, and keeping 10,000 answers would hold about 150 MB.
+		OGP: &ogp.Server{NoChallenge: !cfg.Challenge, RateLimit: -1,
+			Handler: ogp.HandlerFunc(func(netip.AddrPort, *ogp.Query) (*ogp.Answer, error) {
+				c := content()
+				return c.OGP(addr.Port()), nil
+			})},
 	}
 	return s, nil
 }
 
-// answer replies to one request; malformed requests are ignored, as
-// real servers do.
+// answer replies to one datagram.
 func (s *fleetServer) answer(b []byte, from netip.AddrPort) {
-	if ogp.Is(b) {
-		s.answerOGP(b, from)
-		return
-	}
-	req, err := a2s.ParseRequest(b)
-	if err != nil {
-		return
-	}
-	switch req.Type {
-	case a2s.TypeInfoRequest, a2s.TypePlayerRequest, a2s.TypeRulesRequest:
-	case a2s.TypeChallengeRequestLegacy:
-		s.sendChallenge(from)
-		return
-	default:
-		return
-	}
-	if s.challenge && (!req.HasChallenge || req.Challenge != s.challengeFor(from)) {
-		s.sendChallenge(from)
-		return
-	}
-	switch req.Type {
-	case a2s.TypeInfoRequest:
-		s.send(s.info, from)
-	case a2s.TypePlayerRequest:
-		s.send(s.players, from)
-	case a2s.TypeRulesRequest:
-		for _, frag := range s.rules {
-			s.send(frag, from)
-		}
-	}
+	s.requests.Add(1)
+	s.mux.HandlePacket(s, from, b)
 }
 
-// answerOGP answers an OGP datagram through an ogp.Server of this
-// server's own, with the fleet's challenge setting and fault injection.
-// The answer is built afresh for each query: OGP scans of a fleet are
-// rare, and keeping 10,000 answers would hold about 150 MB.
-func (s *fleetServer) answerOGP(b []byte, from netip.AddrPort) {
-	if s.ogp == nil {
-		s.ogp = &ogp.Server{NoChallenge: !s.challenge, RateLimit: -1,
-			Handler: ogp.HandlerFunc(func(netip.AddrPort, *ogp.Query) (*ogp.Answer, error) {
-				c := s.content()
-				return c.OGP(s.addr.Port()), nil
-			})}
+// WriteToUDPAddrPort counts the challenges the servers send and passes
+// every datagram on, through the fault injector if there is one.
+func (s *fleetServer) WriteToUDPAddrPort(b []byte, to netip.AddrPort) (int, error) {
+	if _, typ, err := a2s.ParseHeader(b); err == nil && typ == a2s.TypeChallengeReply {
+		s.challenges.Add(1)
 	}
-	s.ogp.HandlePacket(faultWriter{s}, from, b)
-}
-
-// faultWriter sends the ogp.Server's datagrams through the fault injector.
-type faultWriter struct{ s *fleetServer }
-
-func (w faultWriter) WriteToUDPAddrPort(b []byte, to netip.AddrPort) (int, error) {
-	w.s.send(b, to)
-	return len(b), nil
-}
-
-// challengeFor is the challenge of a client address: a keyed hash, never
-// -1 (which asks for a challenge).
-func (s *fleetServer) challengeFor(addr netip.AddrPort) uint32 {
-	a := addr.Addr().Unmap().As16()
-	h := s.secret ^ uint64(addr.Port())
-	for i := 0; i < 16; i += 8 {
-		h = mix64(h ^ uint64(a[i])<<56 ^ uint64(a[i+1])<<48 ^ uint64(a[i+2])<<40 ^ uint64(a[i+3])<<32 ^
-			uint64(a[i+4])<<24 ^ uint64(a[i+5])<<16 ^ uint64(a[i+6])<<8 ^ uint64(a[i+7]))
-	}
-	c := uint32(h)
-	if c == a2s.AskChallenge {
-		c = 0
-	}
-	return c
-}
-
-func (s *fleetServer) sendChallenge(to netip.AddrPort) {
-	s.challenges.Add(1)
-	s.send(a2s.AppendChallenge(s.scratch[:0], s.challengeFor(to)), to)
-}
-
-// send writes one reply datagram through the fault injector. b must stay
-// valid: the replies are immutable, except the challenge scratch, which is
-// copied when held back.
-func (s *fleetServer) send(b []byte, to netip.AddrPort) {
-	if s.loss > 0 && s.draw() < s.loss {
-		s.dropped.Add(1)
-		return
-	}
-	if s.reorder > 0 && s.held == nil && s.draw() < s.reorder {
-		s.held, s.heldTo = append([]byte(nil), b...), to
-		s.hold()
-		return
-	}
-	s.write(b, to)
-	if s.duplicate > 0 && s.draw() < s.duplicate {
-		s.write(b, to)
-	}
-	s.flush()
-}
-
-// flush sends the held-back datagram, if any.
-func (s *fleetServer) flush() {
-	if s.held == nil {
-		return
-	}
-	b, to := s.held, s.heldTo
-	s.held = nil
-	s.write(b, to)
-}
-
-// draw returns the server's next pseudo-random number in [0, 1).
-func (s *fleetServer) draw() float64 {
-	s.rng += 0x9E3779B97F4A7C15
-	return float64(mix64(s.rng)>>11) / (1 << 53)
-}
-
-// mix64 is the splitmix64 finalizer.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xBF58476D1CE4E5B9
-	x ^= x >> 27
-	x *= 0x94D049BB133111EB
-	return x ^ x>>31
+	return s.out.WriteToUDPAddrPort(b, to)
 }

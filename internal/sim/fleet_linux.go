@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"sync/atomic"
 	"syscall"
-	"time"
 	"unsafe"
 )
 
@@ -16,26 +15,25 @@ import (
 // reads and writes with raw system calls, rather than by a goroutine per
 // socket: with thousands of sockets each seeing a few datagrams, the
 // goroutine wake-ups cost as much as the system calls themselves
-// (bench/scan/scan.sh measures both against an epoll reference). The
+// (bench/scan/scan.sh E measures both against an epoll reference). The
 // sockets are made with raw system calls too, so Go's poller is not woken
 // by their traffic.
 
-// fleetSocket is a server's non-blocking socket and the loop serving it.
+// fleetSocket is a server's non-blocking socket.
 type fleetSocket struct {
 	fd   int
-	loop *epollLoop
+	sent atomic.Int64
 }
 
 // epollLoop serves a share of the fleet's sockets.
 type epollLoop struct {
-	ep       int
-	srvs     map[int32]*fleetServer
-	held     []*fleetServer // servers holding a reordered datagram
-	heldFrom time.Time      // when the oldest of them was held
-	stop     *atomic.Bool
+	ep   int
+	srvs map[int32]*fleetServer
+	wake int32 // the read end of the fleet's wake pipe
 }
 
 func (s *fleetServer) listen() error {
+	s.sock.fd = -1
 	if !s.addr.Addr().Is4() {
 		return errors.New("the fleet listens on IPv4 addresses only")
 	}
@@ -51,25 +49,46 @@ func (s *fleetServer) listen() error {
 	return nil
 }
 
-func (s *fleetServer) close() {
-	if s.sock.fd > 0 {
-		syscall.Close(s.sock.fd)
-		s.sock.fd = -1
+func (s *fleetSocket) close() {
+	if s.fd >= 0 {
+		syscall.Close(s.fd)
+		s.fd = -1
 	}
 }
 
+// WriteToUDPAddrPort sends b with a raw sendto. The socket is
+// non-blocking: a full send buffer drops the datagram, as a network would.
+func (s *fleetSocket) WriteToUDPAddrPort(b []byte, to netip.AddrPort) (int, error) {
+	sa := syscall.RawSockaddrInet4{Family: syscall.AF_INET, Addr: to.Addr().Unmap().As4()}
+	sa.Port = to.Port()>>8 | to.Port()<<8 // network byte order
+	s.sent.Add(1)                         // before the datagram can be answered
+	_, _, errno := syscall.Syscall6(syscall.SYS_SENDTO, uintptr(s.fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)), 0,
+		uintptr(unsafe.Pointer(&sa)), unsafe.Sizeof(sa))
+	if errno != 0 {
+		s.sent.Add(-1)
+		return 0, errno
+	}
+	return len(b), nil
+}
+
 func (f *Fleet) start() error {
-	stop := new(atomic.Bool)
+	if err := syscall.Pipe2(f.wake[:], syscall.O_CLOEXEC|syscall.O_NONBLOCK); err != nil {
+		return err
+	}
 	for range runtime.NumCPU() {
 		ep, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
 		if err != nil {
 			return err
 		}
-		f.loops = append(f.loops, &epollLoop{ep: ep, srvs: map[int32]*fleetServer{}, stop: stop})
+		l := &epollLoop{ep: ep, srvs: map[int32]*fleetServer{}, wake: int32(f.wake[0])}
+		f.loops = append(f.loops, l)
+		ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: l.wake}
+		if err := syscall.EpollCtl(ep, syscall.EPOLL_CTL_ADD, f.wake[0], &ev); err != nil {
+			return err
+		}
 	}
 	for i, srv := range f.servers {
 		l := f.loops[i%len(f.loops)]
-		srv.sock.loop = l
 		l.srvs[int32(srv.sock.fd)] = srv
 		ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(srv.sock.fd)}
 		if err := syscall.EpollCtl(l.ep, syscall.EPOLL_CTL_ADD, srv.sock.fd, &ev); err != nil {
@@ -86,34 +105,37 @@ func (f *Fleet) start() error {
 	return nil
 }
 
+// halt stops the loops: closing the pipe's write end makes its read end
+// readable (hung up) in every epoll set at once.
 func (f *Fleet) halt() {
-	if len(f.loops) > 0 {
-		f.loops[0].stop.Store(true)
+	if f.wake[1] >= 0 {
+		syscall.Close(f.wake[1])
 	}
-	f.wg.Wait() // the loops notice within 100 ms
+	f.wg.Wait()
 	for _, l := range f.loops {
 		syscall.Close(l.ep)
 	}
-	f.closeSockets()
+	if f.wake[0] >= 0 {
+		syscall.Close(f.wake[0])
+	}
 }
 
-// run waits for readable sockets and drains each one.
+// run waits for readable sockets and drains each one, until woken.
 func (l *epollLoop) run() {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	events := make([]syscall.EpollEvent, 256)
 	var buf [2048]byte
 	var from syscall.RawSockaddrInet4
-	for !l.stop.Load() {
-		wait := 100 // ms, to notice stop
-		if len(l.held) > 0 {
-			wait = 2
-		}
-		n, err := syscall.EpollWait(l.ep, events, wait)
+	for {
+		n, err := syscall.EpollWait(l.ep, events, -1)
 		if err != nil && err != syscall.EINTR {
 			return
 		}
 		for _, ev := range events[:max(n, 0)] {
+			if ev.Fd == l.wake {
+				return
+			}
 			srv := l.srvs[ev.Fd]
 			for {
 				size := uint32(unsafe.Sizeof(from))
@@ -122,39 +144,9 @@ func (l *epollLoop) run() {
 				if errno != 0 {
 					break // EAGAIN: drained
 				}
-				srv.requests.Add(1)
 				port := from.Port>>8 | from.Port<<8 // network byte order
 				srv.answer(buf[:m], netip.AddrPortFrom(netip.AddrFrom4(from.Addr), port))
 			}
 		}
-		if len(l.held) > 0 && time.Since(l.heldFrom) >= 2*time.Millisecond {
-			for i, srv := range l.held {
-				srv.flush() // a no-op if a later send already pushed it out
-				l.held[i] = nil
-			}
-			l.held = l.held[:0]
-		}
-	}
-}
-
-// hold queues s for release by its loop about 2 ms from now, unless its
-// next send pushes the held-back datagram out before.
-func (s *fleetServer) hold() {
-	l := s.sock.loop
-	if len(l.held) == 0 {
-		l.heldFrom = time.Now()
-	}
-	l.held = append(l.held, s)
-}
-
-// write sends b with a raw sendto. The socket is non-blocking: a full send
-// buffer drops the datagram, as a network would.
-func (s *fleetServer) write(b []byte, to netip.AddrPort) {
-	sa := syscall.RawSockaddrInet4{Family: syscall.AF_INET, Addr: to.Addr().Unmap().As4()}
-	sa.Port = to.Port()>>8 | to.Port()<<8
-	_, _, errno := syscall.Syscall6(syscall.SYS_SENDTO, uintptr(s.sock.fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)), 0,
-		uintptr(unsafe.Pointer(&sa)), unsafe.Sizeof(sa))
-	if errno == 0 {
-		s.sent.Add(1)
 	}
 }

@@ -6,24 +6,36 @@ import (
 	"errors"
 	"net"
 	"net/netip"
-	"time"
+	"sync/atomic"
 )
 
 // epollLoop exists on Linux only.
 type epollLoop struct{}
 
 // fleetSocket is a server's socket, read by its own goroutine.
-type fleetSocket struct{ conn *net.UDPConn }
+type fleetSocket struct {
+	conn *net.UDPConn
+	sent atomic.Int64
+}
 
 func (s *fleetServer) listen() (err error) {
 	s.sock.conn, err = net.ListenUDP("udp", net.UDPAddrFromAddrPort(s.addr))
 	return err
 }
 
-func (s *fleetServer) close() {
-	if s.sock.conn != nil {
-		s.sock.conn.Close()
+func (s *fleetSocket) close() {
+	if s.conn != nil {
+		s.conn.Close()
 	}
+}
+
+func (s *fleetSocket) WriteToUDPAddrPort(b []byte, to netip.AddrPort) (int, error) {
+	s.sent.Add(1) // before the datagram can be answered
+	n, err := s.conn.WriteToUDPAddrPort(b, to)
+	if err != nil {
+		s.sent.Add(-1)
+	}
+	return n, err
 }
 
 func (f *Fleet) start() error {
@@ -38,11 +50,13 @@ func (f *Fleet) start() error {
 }
 
 func (f *Fleet) halt() {
-	f.closeSockets()
+	for _, srv := range f.servers {
+		srv.sock.close()
+	}
 	f.wg.Wait()
 }
 
-// serve answers requests until the socket is closed.
+// serve answers datagrams until the socket is closed.
 func (s *fleetServer) serve() {
 	var buf [2048]byte
 	for {
@@ -51,25 +65,8 @@ func (s *fleetServer) serve() {
 			if errors.Is(err, net.ErrClosed) {
 				return
 			}
-			if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				s.flush() // the held-back datagram waited long enough
-			}
 			continue
 		}
-		s.requests.Add(1)
 		s.answer(buf[:n], from)
-	}
-}
-
-// hold arranges for the held-back datagram to go out 2 ms from now if
-// nothing else is sent before.
-func (s *fleetServer) hold() { _ = s.sock.conn.SetReadDeadline(time.Now().Add(2 * time.Millisecond)) }
-
-func (s *fleetServer) write(b []byte, to netip.AddrPort) {
-	if s.held == nil {
-		_ = s.sock.conn.SetReadDeadline(time.Time{})
-	}
-	if _, err := s.sock.conn.WriteToUDPAddrPort(b, to); err == nil {
-		s.sent.Add(1)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/internal/lossy"
 	"github.com/gsq-project/gsq/ogp"
 )
 
@@ -25,7 +26,53 @@ func startTestFleet(t *testing.T, cfg FleetConfig) *Fleet {
 	return f
 }
 
+// dial returns a UDP socket connected to addr, closed after the test.
+func dial(t *testing.T, addr netip.AddrPort) *net.UDPConn {
+	t.Helper()
+	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// ask sends req on c and returns the next n datagrams. Loopback keeps
+// order, so a datagram too many would come out in the next ask. The
+// deadline only keeps a broken server from hanging the test.
+func ask(t *testing.T, c *net.UDPConn, req []byte, n int) [][]byte {
+	t.Helper()
+	if _, err := c.Write(req); err != nil {
+		t.Fatal(err)
+	}
+	var got [][]byte
+	for range n {
+		buf := make([]byte, 65536)
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		m, err := c.Read(buf)
+		if err != nil {
+			t.Fatalf("%d of %d datagrams: %v", len(got), n, err)
+		}
+		got = append(got, buf[:m])
+	}
+	return got
+}
+
+func request(t *testing.T, typ byte, challenge *uint32) []byte {
+	t.Helper()
+	r := a2s.Request{Type: typ}
+	if challenge != nil {
+		r.Challenge, r.HasChallenge = *challenge, true
+	}
+	b, err := r.AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func TestRunFleet(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var done chan error
@@ -49,14 +96,12 @@ func TestRunFleet(t *testing.T) {
 				continue
 			}
 			t.Fatalf("RunFleet: %v", err)
-		case <-time.After(10 * time.Second):
-			t.Fatal("fleet did not start")
 		}
 		break
 	}
-	c := &a2s.Client{Timeout: time.Second}
+	c := &a2s.Client{Timeout: 5 * time.Second}
 	defer c.Close()
-	qctx, qcancel := context.WithTimeout(ctx, 10*time.Second)
+	qctx, qcancel := context.WithTimeout(ctx, 30*time.Second)
 	defer qcancel()
 	for i := range 5 {
 		addr := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(base+i))
@@ -81,56 +126,21 @@ func TestRunFleet(t *testing.T) {
 		}
 	}
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("RunFleet returned %v after cancel", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("RunFleet did not return after cancel")
-	}
-}
-
-// exchange sends req to addr and returns the datagrams received until
-// the line is quiet for quiet.
-func exchange(t *testing.T, c *net.UDPConn, addr netip.AddrPort, req []byte, quiet time.Duration) [][]byte {
-	t.Helper()
-	if _, err := c.WriteToUDPAddrPort(req, addr); err != nil {
-		t.Fatal(err)
-	}
-	var got [][]byte
-	buf := make([]byte, 65536)
-	for {
-		c.SetReadDeadline(time.Now().Add(quiet))
-		n, _, err := c.ReadFromUDPAddrPort(buf)
-		if err != nil {
-			return got
-		}
-		got = append(got, append([]byte(nil), buf[:n]...))
+	if err := <-done; err != nil {
+		t.Errorf("RunFleet returned %v after cancel", err)
 	}
 }
 
 func TestFleetChallengeAndSplit(t *testing.T) {
+	t.Parallel()
 	f := startTestFleet(t, FleetConfig{N: 2, Host: "127.0.0.1", Challenge: true})
-	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ask, _ := a2s.Request{Type: a2s.TypeRulesRequest}.AppendBinary(nil)
-	got := exchange(t, c, f.Addr(1), ask, 300*time.Millisecond)
-	if len(got) != 1 {
-		t.Fatalf("%d datagrams for a rules request without challenge, want one challenge", len(got))
-	}
+	c := dial(t, f.Addr(1))
+	got := ask(t, c, request(t, a2s.TypeRulesRequest, nil), 1)
 	ch, err := a2s.ParseChallenge(got[0])
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("a rules request without challenge: %v", err)
 	}
-	req, _ := a2s.Request{Type: a2s.TypeRulesRequest, Challenge: ch, HasChallenge: true}.AppendBinary(nil)
-	frags := exchange(t, c, f.Addr(1), req, 300*time.Millisecond)
-	if len(frags) != 3 {
-		t.Fatalf("rules reply in %d datagrams, want a 3-fragment split", len(frags))
-	}
+	frags := ask(t, c, request(t, a2s.TypeRulesRequest, &ch), 3)
 	var r a2s.Reassembler
 	var payload []byte
 	for _, b := range frags {
@@ -146,50 +156,75 @@ func TestFleetChallengeAndSplit(t *testing.T) {
 	}
 	rules, err := a2s.ParseRules(payload)
 	if err != nil || len(rules.List) != len(FleetContent(1).Rules) {
-		t.Fatalf("rules %v, %+v", err, rules)
+		t.Fatalf("rules in a 3-fragment split: %v, %+v", err, rules)
 	}
 	// A wrong challenge earns a new challenge, not the reply.
-	bad, _ := a2s.Request{Type: a2s.TypeRulesRequest, Challenge: ch + 1, HasChallenge: true}.AppendBinary(nil)
-	if got := exchange(t, c, f.Addr(1), bad, 300*time.Millisecond); len(got) != 1 || got[0][4] != a2s.TypeChallengeReply {
-		t.Errorf("wrong challenge answered with %d datagrams", len(got))
+	bad := ch + 1
+	if got := ask(t, c, request(t, a2s.TypeRulesRequest, &bad), 1); got[0][4] != a2s.TypeChallengeReply {
+		t.Errorf("wrong challenge answered with %q", got[0])
+	}
+	got = ask(t, c, request(t, a2s.TypeInfoRequest, &ch), 1)
+	if info, err := a2s.ParseInfo(got[0]); err != nil || string(info.Name) != FleetContent(1).Name {
+		t.Errorf("info: %v, %+v", err, info)
+	}
+	if st := f.Stats(); st.Requests != 4 || st.Challenges != 2 || st.Sent != 6 {
+		t.Errorf("stats %+v, want 4 requests, 2 challenges, 6 datagrams sent", st)
 	}
 }
 
-// dropsAfter sends n INFO requests to server 0 of a fresh fleet and
-// returns how many replies the fault injector dropped.
-func dropsAfter(t *testing.T, seed int64, n int) int64 {
-	t.Helper()
-	f := startTestFleet(t, FleetConfig{N: 1, Host: "127.0.0.1", Loss: 0.3, Duplicate: 0.1, Seed: seed})
-	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	req, _ := a2s.Request{Type: a2s.TypeInfoRequest}.AppendBinary(nil)
-	for range n {
-		// One at a time, so the server's socket never overflows.
-		exchange(t, c, f.Addr(0), req, 20*time.Millisecond)
-	}
-	s := f.Stats()
-	if s.Requests != int64(n) {
-		t.Fatalf("fleet saw %d of %d requests", s.Requests, n)
-	}
-	return s.Dropped
-}
-
+// TestFleetFaultsFollowSeed: a fleet server drops and duplicates exactly
+// the replies its fault injector draws from the seed.
 func TestFleetFaultsFollowSeed(t *testing.T) {
-	const n = 60
-	a, b := dropsAfter(t, 42, n), dropsAfter(t, 42, n)
-	if a != b {
-		t.Errorf("same seed dropped %d then %d replies", a, b)
+	t.Parallel()
+	cfg := FleetConfig{N: 3, Loss: 0.3, Duplicate: 0.2, Seed: 42}
+	f := startTestFleet(t, cfg)
+	const server = 2
+	var oracle counter
+	fate := lossy.New(&oracle, cfg.faults(server))
+	c := dial(t, f.Addr(server))
+	req := request(t, a2s.TypeInfoRequest, nil)
+	sent, dropped, doubled := 0, 0, 0
+	for sent < 40 || oracle.n == 0 {
+		oracle.n = 0
+		fate.WriteToUDPAddrPort(nil, netip.AddrPort{})
+		sent++
+		switch oracle.n {
+		case 0:
+			dropped++
+			if _, err := c.Write(req); err != nil {
+				t.Fatal(err)
+			}
+			continue // nothing comes back
+		case 2:
+			doubled++
+		}
+		for _, b := range ask(t, c, req, oracle.n) {
+			if _, err := a2s.ParseInfo(b); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	if a == 0 || a == n {
-		t.Errorf("loss 0.3 dropped %d of %d replies", a, n)
+	// The last reply came after every earlier request was handled.
+	st := f.Stats()
+	if st.Requests != int64(sent) || st.Dropped != int64(dropped) || st.Sent != int64(sent-dropped+doubled) {
+		t.Errorf("stats %+v; want %d requests, %d dropped, %d sent", st, sent, dropped, sent-dropped+doubled)
 	}
+	if dropped == 0 || doubled == 0 {
+		t.Errorf("%d dropped and %d doubled of %d: the test proves nothing", dropped, doubled, sent)
+	}
+}
+
+// counter is a PacketWriter that counts datagrams.
+type counter struct{ n int }
+
+func (c *counter) WriteToUDPAddrPort(b []byte, _ netip.AddrPort) (int, error) {
+	c.n++
+	return len(b), nil
 }
 
 func TestStartFleetRejects(t *testing.T) {
-	for _, cfg := range []FleetConfig{{N: 0}, {N: 1, Loss: 1.5}, {N: 10, BasePort: 65530}, {N: 1, Host: "nowhere"}} {
+	t.Parallel()
+	for _, cfg := range []FleetConfig{{N: 0}, {N: -1}, {N: 1, Loss: 1.5}, {N: 1, Reorder: -0.5}, {N: 10, BasePort: 65530}, {N: 1, Host: "nowhere"}} {
 		if f, err := StartFleet(cfg); err == nil {
 			f.Close()
 			t.Errorf("StartFleet(%+v) accepted", cfg)
@@ -198,12 +233,13 @@ func TestStartFleetRejects(t *testing.T) {
 }
 
 func TestFleetAnswersOGP(t *testing.T) {
+	t.Parallel()
 	// Each fleet server answers OGP v0.91 on its A2S socket, with its own
 	// content, behind the challenge and through the fault injector.
 	f := startTestFleet(t, FleetConfig{N: 3, Challenge: true})
-	c := &ogp.Client{Timeout: time.Second}
+	c := &ogp.Client{Timeout: 5 * time.Second}
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	all := ogp.QueryAll(ogp.V091)
 	for i := range f.Len() {

@@ -258,7 +258,7 @@ func TestQueryProfiles(t *testing.T) {
 
 // The table shows a DayZ server's mod list after its rules.
 func TestQueryDayZMods(t *testing.T) {
-	p, _ := a2stest.ProfileByName("dayz")
+	p, _ := a2stest.LookupProfile("dayz")
 	srv := a2stest.NewServer(p)
 	defer srv.Close()
 	code, stdout, stderr := runGSQ(t, nil, nil, nil, "query", "--timeout", "5s", srv.Addr().String())
@@ -275,7 +275,7 @@ func TestQueryDayZMods(t *testing.T) {
 // A server that refuses with an 'l' reply: every section fails with kind
 // "refused" and the server's text, at once, and gsq exits 1.
 func TestQueryBanned(t *testing.T) {
-	p, _ := a2stest.ProfileByName("banned")
+	p, _ := a2stest.LookupProfile("banned")
 	srv := a2stest.NewServer(p)
 	defer srv.Close()
 	code, stdout, stderr := runGSQ(t, nil, nil, nil, "query", "--json", "--timeout", "5s", srv.Addr().String())

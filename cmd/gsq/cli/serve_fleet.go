@@ -9,7 +9,7 @@ import (
 
 // runFleet serves o.fleet simulated A2S and OGP servers until ctx ends.
 func runFleet(ctx context.Context, env *Env, o *serveOptions) error {
-	if o.fleet < 0 || o.basePort < 1 || o.basePort+o.fleet-1 > 65535 {
+	if o.basePort+o.fleet-1 > 65535 {
 		return usageError("--fleet %d from --base-port %d does not fit in ports 1-65535", o.fleet, o.basePort)
 	}
 	cfg := sim.FleetConfig{
