@@ -280,10 +280,22 @@ func huffman(weights []int) []uint8 {
 		queue = append(queue, len(nodes))
 		nodes = append(nodes, node{weight: w, parent: -1})
 	}
+	// lightest takes the lightest node off the queue: a scan, as there are
+	// at most 258 symbols.
+	lightest := func() int {
+		lo := 0
+		for j, n := range queue {
+			if nodes[n].weight < nodes[queue[lo]].weight {
+				lo = j
+			}
+		}
+		n := queue[lo]
+		queue[lo] = queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		return n
+	}
 	for len(queue) > 1 {
-		slices.SortFunc(queue, func(a, b int) int { return nodes[b].weight - nodes[a].weight })
-		a, b := queue[len(queue)-1], queue[len(queue)-2]
-		queue = queue[:len(queue)-2]
+		a, b := lightest(), lightest()
 		nodes[a].parent, nodes[b].parent = len(nodes), len(nodes)
 		queue = append(queue, len(nodes))
 		nodes = append(nodes, node{weight: nodes[a].weight + nodes[b].weight, parent: -1})
