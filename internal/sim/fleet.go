@@ -248,7 +248,7 @@ func newFleetServer(cfg FleetConfig, addr netip.AddrPort, content func() Content
 	s := &fleetServer{addr: addr}
 	s.out = &s.sock
 	s.mux = Mux{
-		A2S: &a2s.Server{Handler: h, NoChallenge: !cfg.Challenge, RateLimit: -1, SplitSize: cfg.SplitSize},
+		A2S: &a2s.Server{Handler: h, NoChallenge: !cfg.Challenge, RateLimit: -1},
 		// The OGP answer is built afresh for each query: OGP scans of a
 		// fleet are rare, and keeping 10,000 answers would hold about 150 MB.
 		OGP: &ogp.Server{NoChallenge: !cfg.Challenge, RateLimit: -1,
