@@ -138,3 +138,30 @@ func (l *Writer) flushLocked() {
 	l.held = nil
 	l.timer.Stop()
 }
+
+// Foretell returns how many times a Writer made from c sends each of the
+// first n datagrams written to it: 0 (dropped), 1, or 2 (duplicated). A
+// test uses it to know what a lossy server will send. Reorder must be 0:
+// when a held-back datagram goes out depends on time.
+func Foretell(c Config, n int) []int {
+	if c.Reorder != 0 {
+		panic("lossy: Foretell with Reorder")
+	}
+	var count counter
+	w := New(&count, c)
+	copies := make([]int, n)
+	for i := range copies {
+		count = 0
+		w.WriteToUDPAddrPort(nil, netip.AddrPort{})
+		copies[i] = int(count)
+	}
+	return copies
+}
+
+// counter is a PacketWriter that counts datagrams.
+type counter int
+
+func (c *counter) WriteToUDPAddrPort(b []byte, _ netip.AddrPort) (int, error) {
+	*c++
+	return len(b), nil
+}

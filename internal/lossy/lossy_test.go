@@ -130,3 +130,19 @@ func TestValidate(t *testing.T) {
 		t.Error("Enabled is wrong")
 	}
 }
+
+func TestForetell(t *testing.T) {
+	t.Parallel()
+	c := lossy.Config{Loss: 0.3, Duplicate: 0.3, Seed: 5}
+	var rec recorder
+	send(lossy.New(&rec, c), 100)
+	seen := map[string]int{}
+	for _, s := range rec.got() {
+		seen[s]++
+	}
+	for i, n := range lossy.Foretell(c, 100) {
+		if seen[fmt.Sprint(i)] != n {
+			t.Fatalf("datagram %d: foretold %d copies, sent %d", i, n, seen[fmt.Sprint(i)])
+		}
+	}
+}
