@@ -15,10 +15,10 @@ import (
 )
 
 // FleetConfig describes a fleet of simulated servers in one process, one
-// UDP socket each, on consecutive ports. Each answers A2S through its own
-// a2s.Server and, on the same socket, OGP v0.91 through its own
-// ogp.Server. The zero value, with N set, is N servers on 127.0.0.1:27015
-// and up, without faults or challenges.
+// UDP socket each, on consecutive ports. Each answers A2S through an
+// a2s.Server and, on the same socket, OGP v0.91 through an ogp.Server of
+// its own. The zero value, with N set, is N servers on 127.0.0.1:27015 and
+// up, without faults or challenges.
 type FleetConfig struct {
 	N        int    // number of servers
 	BasePort int    // port of server 0; server i listens on BasePort+i (default 27015)
@@ -31,10 +31,12 @@ type FleetConfig struct {
 	Loss, Reorder, Duplicate float64
 	Seed                     uint64
 	// Challenge makes every server answer queries without a valid
-	// challenge with an S2C_CHALLENGE, as servers do since 2020 (the
-	// a2s.Server's challenge: per server and client address, valid for 30
-	// to 60 seconds). Without it, replies go out unchallenged, amplified
-	// as pre-2020 servers did.
+	// challenge with an S2C_CHALLENGE, as servers do since 2020: the
+	// a2s.Server's challenge, per client address and valid for 30 to 60
+	// seconds. The servers of one event loop (server i is on loop i modulo
+	// the number of CPUs) share it, where real servers would differ.
+	// Without Challenge, replies go out unchallenged, amplified as pre-2020
+	// servers did.
 	Challenge bool
 	// SplitSize is the payload size of a rules fragment (default 1248).
 	SplitSize int
@@ -83,11 +85,12 @@ type FleetStats struct {
 
 // Fleet is a running fleet of simulated servers.
 type Fleet struct {
-	servers []*fleetServer
-	wg      sync.WaitGroup
-	closed  atomic.Bool
-	loops   []*epollLoop // Linux: the event loops serving the sockets
-	wake    [2]int       // Linux: a pipe whose closing stops the loops
+	servers   []*fleetServer
+	wg        sync.WaitGroup
+	closed    atomic.Bool
+	loops     []*epollLoop // Linux: the event loops serving the sockets
+	wake      [2]int       // Linux: a pipe whose closing stops the loops
+	challenge bool         // FleetConfig.Challenge
 }
 
 // RunFleet serves a fleet until ctx is done. logf, if not nil, is told
@@ -158,7 +161,7 @@ func StartFleet(cfg FleetConfig) (*Fleet, error) {
 	if content == nil {
 		content = FleetContent
 	}
-	f := &Fleet{wake: [2]int{-1, -1}}
+	f := &Fleet{wake: [2]int{-1, -1}, challenge: cfg.Challenge}
 	for i := range cfg.N {
 		addr := netip.AddrPortFrom(ip, uint16(base+i))
 		srv, err := newFleetServer(cfg, addr, func() Content { return content(i) })
@@ -222,18 +225,38 @@ func (f *Fleet) Close() {
 	}
 }
 
-// fleetServer is one simulated server: its socket, and the a2s.Server and
-// ogp.Server that answer on it. One goroutine at a time reads its socket
-// and answers (on Linux, the epoll loop the socket belongs to; elsewhere,
-// its own goroutine).
+// fleetServer is one simulated server: its socket, its replies, and the
+// ogp.Server that answers OGP on it; A2S requests go through the a2s.Server
+// of its answerer. One goroutine at a time reads its socket and answers
+// (on Linux, the epoll loop the socket belongs to; elsewhere, its own
+// goroutine).
 type fleetServer struct {
-	addr   netip.AddrPort
-	sock   fleetSocket
-	mux    Mux
-	out    a2s.PacketWriter // the socket, or the fault injector in front of it
-	faults *lossy.Writer    // nil without faults
+	addr     netip.AddrPort
+	sock     fleetSocket
+	replies  *fleetHandler
+	ogp      *ogp.Server
+	answerer *answerer
+	out      a2s.PacketWriter // the socket, or the fault injector in front of it
+	faults   *lossy.Writer    // nil without faults
 
 	requests, challenges atomic.Int64
+}
+
+// answerer is the a2s.Server that answers for the servers of one event
+// loop, with the replies of the server whose datagram it is handling. One
+// a2s.Server for thousands of sockets keeps its state in the cache, where
+// one each would not; the price is that the servers of a loop give a
+// client the same challenge, where real ones would differ.
+type answerer struct {
+	a2s     *a2s.Server
+	current *fleetServer // the server whose datagram is being answered
+}
+
+func newAnswerer(challenge bool) *answerer {
+	a := &answerer{}
+	a.a2s = &a2s.Server{NoChallenge: !challenge, RateLimit: -1,
+		Handler: a2s.HandlerFunc(func(w a2s.ResponseWriter, r *a2s.Request) { a.current.replies.ServeA2S(w, r) })}
+	return a
 }
 
 func newFleetServer(cfg FleetConfig, addr netip.AddrPort, content func() Content) (*fleetServer, error) {
@@ -245,18 +268,15 @@ func newFleetServer(cfg FleetConfig, addr netip.AddrPort, content func() Content
 	if err != nil {
 		return nil, err
 	}
-	s := &fleetServer{addr: addr}
+	s := &fleetServer{addr: addr, replies: h}
 	s.out = &s.sock
-	s.mux = Mux{
-		A2S: &a2s.Server{Handler: h, NoChallenge: !cfg.Challenge, RateLimit: -1},
-		// The OGP answer is built afresh for each query: OGP scans of a
-		// fleet are rare, and keeping 10,000 answers would hold about 150 MB.
-		OGP: &ogp.Server{NoChallenge: !cfg.Challenge, RateLimit: -1,
-			Handler: ogp.HandlerFunc(func(netip.AddrPort, *ogp.Query) (*ogp.Answer, error) {
-				c := content()
-				return c.OGP(addr.Port()), nil
-			})},
-	}
+	// The OGP answer is built afresh for each query: OGP scans of a fleet
+	// are rare, and keeping 10,000 answers would hold about 150 MB.
+	s.ogp = &ogp.Server{NoChallenge: !cfg.Challenge, RateLimit: -1,
+		Handler: ogp.HandlerFunc(func(netip.AddrPort, *ogp.Query) (*ogp.Answer, error) {
+			c := content()
+			return c.OGP(addr.Port()), nil
+		})}
 	return s, nil
 }
 
@@ -303,7 +323,9 @@ func (h *fleetHandler) ServeA2S(w a2s.ResponseWriter, r *a2s.Request) {
 // answer replies to one datagram.
 func (s *fleetServer) answer(b []byte, from netip.AddrPort) {
 	s.requests.Add(1)
-	s.mux.HandlePacket(s, from, b)
+	s.answerer.current = s
+	mux := Mux{A2S: s.answerer.a2s, OGP: s.ogp}
+	mux.HandlePacket(s, from, b)
 }
 
 // WriteToUDPAddrPort counts the challenges the servers send and passes

@@ -27,9 +27,10 @@ type fleetSocket struct {
 
 // epollLoop serves a share of the fleet's sockets.
 type epollLoop struct {
-	ep   int
-	srvs map[int32]*fleetServer
-	wake int32 // the read end of the fleet's wake pipe
+	ep       int
+	srvs     map[int32]*fleetServer
+	wake     int32 // the read end of the fleet's wake pipe
+	answerer *answerer
 }
 
 func (s *fleetServer) listen() error {
@@ -80,7 +81,7 @@ func (f *Fleet) start() error {
 		if err != nil {
 			return err
 		}
-		l := &epollLoop{ep: ep, srvs: map[int32]*fleetServer{}, wake: int32(f.wake[0])}
+		l := &epollLoop{ep: ep, srvs: map[int32]*fleetServer{}, wake: int32(f.wake[0]), answerer: newAnswerer(f.challenge)}
 		f.loops = append(f.loops, l)
 		ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: l.wake}
 		if err := syscall.EpollCtl(ep, syscall.EPOLL_CTL_ADD, f.wake[0], &ev); err != nil {
@@ -90,6 +91,7 @@ func (f *Fleet) start() error {
 	for i, srv := range f.servers {
 		l := f.loops[i%len(f.loops)]
 		l.srvs[int32(srv.sock.fd)] = srv
+		srv.answerer = l.answerer
 		ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(srv.sock.fd)}
 		if err := syscall.EpollCtl(l.ep, syscall.EPOLL_CTL_ADD, srv.sock.fd, &ev); err != nil {
 			return err

@@ -40,6 +40,7 @@ func (s *fleetSocket) WriteToUDPAddrPort(b []byte, to netip.AddrPort) (int, erro
 
 func (f *Fleet) start() error {
 	for _, srv := range f.servers {
+		srv.answerer = newAnswerer(f.challenge)
 		f.wg.Add(1)
 		go func() {
 			defer f.wg.Done()

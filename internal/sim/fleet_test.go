@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/netip"
 	"strings"
@@ -78,7 +79,7 @@ func TestRunFleet(t *testing.T) {
 	var done chan error
 	base := 0
 	for try := 0; ; try++ {
-		base = 10000 + (int(time.Now().UnixNano()/1000)+try*7919)%22000 // below the ephemeral ports
+		base = 10000 + rand.IntN(22000) // below the ephemeral ports
 		logs := make(chan string, 4)
 		done = make(chan error, 1)
 		go func() {
