@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -214,10 +215,12 @@ func runServe(ctx context.Context, env *Env, cmd *cobra.Command, o *serveOptions
 			return usageError("--%s %s", name, why)
 		}
 	}
+	// The servers log from their own goroutines: one lock for stderr.
+	stderr := &lockedWriter{w: env.Stderr}
 	if fleet {
-		return runFleet(ctx, env, o)
+		return runFleet(ctx, stderr, o)
 	}
-	cfg, err := serveConfig(env, cmd, o)
+	cfg, err := serveConfig(env, stderr, cmd, o)
 	if err != nil {
 		return err
 	}
@@ -225,9 +228,9 @@ func runServe(ctx context.Context, env *Env, cmd *cobra.Command, o *serveOptions
 	if err != nil {
 		return err
 	}
-	describeSimulation(env.Stderr, s, cfg)
+	describeSimulation(stderr, s, cfg)
 	<-ctx.Done()
-	fmt.Fprintln(env.Stderr, "gsq: shutting down")
+	fmt.Fprintln(stderr, "gsq: shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	return s.Shutdown(shutdownCtx)
@@ -235,7 +238,7 @@ func runServe(ctx context.Context, env *Env, cmd *cobra.Command, o *serveOptions
 
 // serveConfig turns the flags into a simConfig: profile first, then the
 // file, then the content flags on top.
-func serveConfig(env *Env, cmd *cobra.Command, o *serveOptions) (simConfig, error) {
+func serveConfig(env *Env, stderr io.Writer, cmd *cobra.Command, o *serveOptions) (simConfig, error) {
 	cfg := simConfig{
 		addr:         o.addr,
 		content:      sim.Default(),
@@ -246,7 +249,7 @@ func serveConfig(env *Env, cmd *cobra.Command, o *serveOptions) (simConfig, erro
 		noRCON:       o.noRCON,
 		rconPassword: o.rconPassword,
 		logf: func(format string, args ...any) {
-			fmt.Fprintf(env.Stderr, "gsq: "+format+"\n", args...)
+			fmt.Fprintf(stderr, "gsq: "+format+"\n", args...)
 		},
 	}
 	if cfg.rconPassword == "" {
@@ -312,6 +315,18 @@ func serveConfig(env *Env, cmd *cobra.Command, o *serveOptions) (simConfig, erro
 		return cfg, usageError("%v", err)
 	}
 	return cfg, nil
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }
 
 // describeSimulation prints what a simulation serves, on stderr.

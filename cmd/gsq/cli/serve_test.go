@@ -170,9 +170,8 @@ func TestServeFleet(t *testing.T) {
 	for try := 0; ; try++ {
 		base := 10000 + rand.IntN(22000) // below the ephemeral ports
 		lines := make(lineWriter, 8)
-		env := &Env{Stderr: lines, Getenv: func(string) string { return "" }}
 		done := make(chan error, 1)
-		go func() { done <- runFleet(ctx, env, &serveOptions{fleet: 3, basePort: base, seed: 1}) }()
+		go func() { done <- runFleet(ctx, lines, &serveOptions{fleet: 3, basePort: base, seed: 1}) }()
 		select {
 		case err := <-done:
 			if try < 20 && strings.Contains(err.Error(), "in use") {
