@@ -1,90 +1,21 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"testing"
 	"time"
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/ogp"
 	"github.com/gsq-project/gsq/ogp/ogptest"
+	"github.com/gsq-project/gsq/result"
 	"github.com/gsq-project/gsq/scan"
 	"github.com/gsq-project/gsq/sim"
 )
-
-// referenceJSON is the oracle for appendJSON: the same object tree
-// encoded by encoding/json (HTML escaping off), with the player and rule
-// lists spelled out field by field as the README documents them.
-func referenceJSON(t testing.TB, v any) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case object:
-			b.WriteByte('{')
-			for i, f := range v {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				walk(f.key)
-				b.WriteByte(':')
-				walk(f.value)
-			}
-			b.WriteByte('}')
-		case []object:
-			if v == nil {
-				b.WriteString("null")
-				return
-			}
-			b.WriteByte('[')
-			for i, o := range v {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				walk(o)
-			}
-			b.WriteByte(']')
-		case playerList:
-			list := []object{}
-			for _, pl := range v.p.List {
-				var o object
-				o.set("index", pl.Index)
-				o.text("name", pl.Name)
-				o.set("score", pl.Score)
-				o.set("duration", roundFloat(float64(pl.Duration), 3))
-				if v.p.Ship {
-					o.set("deaths", pl.Deaths)
-					o.set("money", pl.Money)
-				}
-				list = append(list, o)
-			}
-			walk(list)
-		case ruleList:
-			list := []object{}
-			for _, r := range v.r.List {
-				var o object
-				o.text("name", r.Name)
-				o.text("value", r.Value)
-				list = append(list, o)
-			}
-			walk(list)
-		default:
-			enc := json.NewEncoder(&b)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(v); err != nil {
-				t.Fatal(err)
-			}
-			b.Truncate(b.Len() - 1) // Encode's newline
-		}
-	}
-	walk(v)
-	return b.Bytes()
-}
 
 func scanResults() map[string]*scan.Result {
 	c := sim.FleetContent(7)
@@ -115,48 +46,90 @@ func scanResults() map[string]*scan.Result {
 		"only lists":       res(&scan.A2SResult{Players: odd, Rules: oddRules}),
 		"all timed out":    res(&scan.A2SResult{InfoErr: timeout, PlayersErr: timeout, RulesErr: timeout}),
 		"goldsource":       res(&scan.A2SResult{Info: gold, GoldSource: gold, Players: &a2s.Players{}, Rules: &a2s.Rules{}}),
-		"bad target":       {Target: scan.ParseTarget(3, "nope:x", 27015), Status: scan.StatusFailed, Err: errors.New("scan: bad target")},
-		"unresolved name":  {Target: scan.ParseTarget(4, "example.invalid", 27015), Err: errors.New("no such host")},
+		"bad target":       {Target: scan.ParseTarget(3, "nope:x", 27015), Status: scan.StatusFailed, Err: fmt.Errorf("%w: line 3", scan.ErrBadTarget)},
+		"unresolved name":  {Target: scan.ParseTarget(4, "example.invalid", 27015), Err: &net.DNSError{Err: "no such host", Name: "example.invalid", IsNotFound: true}},
 		"players, no info": res(&scan.A2SResult{Players: players}),
 	}
 }
 
-func TestScanJSONMatchesReference(t *testing.T) {
-	for name, r := range scanResults() {
-		got, want := appendScanResult(nil, r), referenceJSON(t, a2sResultOf(r).JSON())
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
+// TestScanResult checks the one conversion from the scan engine's result:
+// every section where the contract puts it, and the JSON valid.
+func TestScanResult(t *testing.T) {
+	t.Parallel()
+	q := &scanQuery{protocol: result.A2SProtocol}
+	want := map[string]struct {
+		sections []string // in the JSON
+		errors   []string // in "errors"
+		err      result.Kind
+	}{
+		"full":             {[]string{"info", "players", "rules"}, nil, ""},
+		"info failed":      {[]string{"players", "rules"}, []string{"info"}, ""},
+		"players failed":   {[]string{"info", "rules"}, []string{"players"}, ""},
+		"rules failed":     {[]string{"info", "players"}, []string{"rules"}, ""},
+		"only lists":       {[]string{"players", "rules"}, nil, ""},
+		"all timed out":    {nil, []string{"info", "players", "rules"}, result.KindTimeout},
+		"goldsource":       {[]string{"info", "players", "rules"}, nil, ""},
+		"bad target":       {nil, nil, result.KindInvalid},
+		"unresolved name":  {nil, nil, result.KindUnreachable},
+		"players, no info": {[]string{"players"}, nil, ""},
+	}
+	for name, sr := range scanResults() {
+		r := q.result(sr, "as written")
+		var got map[string]any
+		if err := json.Unmarshal(r.AppendJSON(nil), &got); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		w := want[name]
+		for _, s := range []string{"info", "players", "rules"} {
+			if _, in := got[s]; in != contains(w.sections, s) {
+				t.Errorf("%s: %s in the JSON: %v", name, s, in)
+			}
+			if _, in := got["errors"].(map[string]any)[s]; in != contains(w.errors, s) {
+				t.Errorf("%s: %s in errors: %v", name, s, in)
+			}
+		}
+		if r.Err == nil && w.err != "" || r.Err != nil && r.Err.Kind != w.err {
+			t.Errorf("%s: Err %v, want kind %q", name, r.Err, w.err)
+		}
+		if got["target"] != "as written" {
+			t.Errorf("%s: target %v", name, got["target"])
 		}
 	}
 }
 
-func BenchmarkScanJSON(b *testing.B) {
-	r := scanResults()["full"]
-	b.Run("reference", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			referenceJSON(b, a2sResultOf(r).JSON())
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
 		}
-	})
+	}
+	return false
+}
+
+func TestScanResultOGP(t *testing.T) {
+	t.Parallel()
+	q := &scanQuery{protocol: result.OGPProtocol, dialect: ogp.V1, asked: ogp.RequestServerInfo | ogp.RequestPlayers}
+	addr := scan.ParseTarget(1, "127.0.0.1:7000", 0)
+	r := q.result(&scan.Result{Target: addr, Addr: addr.Addr, OGP: &scan.OGPResult{Ping: time.Millisecond, Answer: ogptest.SampleAnswer(ogp.V1, 3)}}, "x")
+	if r.Err != nil || r.OGP.Answer == nil || r.Summary.Name == nil || r.Ping != time.Millisecond {
+		t.Errorf("answer: %+v", r)
+	}
+	r = q.result(&scan.Result{Target: addr, Addr: addr.Addr, OGP: &scan.OGPResult{Err: ogp.ErrTimeout}}, "x")
+	if r.Err == nil || r.Err.Kind != result.KindTimeout || len(r.Errors) != 2 || !errors.Is(r.Err, ogp.ErrTimeout) {
+		t.Errorf("timeout: %+v", r)
+	}
+}
+
+// BenchmarkScanJSON measures what `gsq scan` does per server it prints:
+// the conversion from the engine's result and the JSON encoding.
+func BenchmarkScanJSON(b *testing.B) {
+	sr := scanResults()["full"]
+	q := &scanQuery{protocol: result.A2SProtocol}
 	b.Run("scan", func(b *testing.B) {
 		var buf []byte
 		b.ReportAllocs()
 		for b.Loop() {
-			buf = appendScanResult(buf[:0], r)
+			buf = q.result(sr, "127.0.0.1:27015").AppendJSON(buf[:0])
 		}
 	})
-}
-
-func TestAppendJSONMatchesReferenceOGP(t *testing.T) {
-	for _, d := range []ogp.Dialect{ogp.V091, ogp.V1} {
-		for _, r := range []*OGPResult{
-			{Address: "127.0.0.1:1", Dialect: d, Ping: 1500 * time.Microsecond, Answer: ogptest.SampleAnswer(d, 5)},
-			{Address: "127.0.0.1:2", Dialect: d, Err: ogp.ErrTimeout},
-		} {
-			o := r.JSON()
-			if got, want := appendJSON(nil, o), referenceJSON(t, o); !bytes.Equal(got, want) {
-				t.Errorf("%v:\n got %s\nwant %s", d, got, want)
-			}
-		}
-	}
 }
