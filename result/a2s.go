@@ -81,26 +81,25 @@ func (r *Result) a2s() *A2S {
 
 // a2sSummary is the Summary of an A2S_INFO reply from addr.
 func a2sSummary(in *a2s.Info, addr netip.AddrPort) Summary {
-	var buf [192]byte
-	sb := newSummaryBuilder(buf[:])
-	var s Summary
-	v := sb.v
+	v := new(summaryValues)
 	v.players, v.maxPlayers = in.PlayerCounts()
 	v.bots, v.password = int(in.Bots), in.Visibility != 0
-	s.Players, s.MaxPlayers, s.Password = &v.players, &v.maxPlayers, &v.password
+	s := Summary{Name: &v.strs[0], Map: &v.strs[1], Game: &v.strs[2],
+		Players: &v.players, MaxPlayers: &v.maxPlayers, Password: &v.password}
 	if !in.NoBots {
 		s.Bots = &v.bots
 	}
-	sb.str(&s.Name, in.Name)
-	sb.str(&s.Map, in.Map)
-	sb.str(&s.Game, in.Game)
+	var version, connect []byte
 	if in.Format != a2s.TypeInfoReplyGoldSource {
-		sb.str(&s.Version, in.Version)
+		version = in.Version
+		s.Version = &v.strs[3]
 	}
+	var cb [64]byte
 	if port := connectPort(in); port != 0 && addr.IsValid() {
-		sb.str(&s.Connect, netip.AddrPortFrom(addr.Addr(), port).AppendTo(make([]byte, 0, 48)))
+		connect = netip.AddrPortFrom(addr.Addr(), port).AppendTo(cb[:0])
+		s.Connect = &v.strs[4]
 	}
-	sb.finish()
+	v.setStrings(in.Name, in.Map, in.Game, version, connect)
 	return s
 }
 

@@ -69,19 +69,22 @@ func (r *Result) SetOGP(d ogp.Dialect, asked ogp.RequestFlags, resp *ogp.Respons
 
 // ogpSummary is the Summary of an OGP answer holding the server info.
 func ogpSummary(a *ogp.Answer, d ogp.Dialect, addr netip.AddrPort) Summary {
-	var buf [192]byte
-	sb := newSummaryBuilder(buf[:])
 	var s Summary
-	in, f, v := &a.Info, a.Info.Fields, sb.v
-	if f&ogp.InfoHostName != 0 {
-		sb.str(&s.Name, in.HostName)
+	in, f, v := &a.Info, a.Info.Fields, new(summaryValues)
+	var raws [len(v.strs)][]byte
+	str := func(i int, dst **string, bit ogp.InfoFields, raw []byte) {
+		if f&bit != 0 {
+			raws[i], *dst = raw, &v.strs[i]
+		}
 	}
-	if f&ogp.InfoMap != 0 {
-		sb.str(&s.Map, in.Map.Name)
+	str(0, &s.Name, ogp.InfoHostName, in.HostName)
+	str(1, &s.Map, ogp.InfoMap, in.Map.Name)
+	str(2, &s.Game, ogp.InfoGameName, in.GameName)
+	var cb [64]byte
+	if in.ConnectPort != 0 && addr.IsValid() {
+		str(4, &s.Connect, ogp.InfoConnectPort, netip.AddrPortFrom(addr.Addr(), in.ConnectPort).AppendTo(cb[:0]))
 	}
-	if f&ogp.InfoGameName != 0 {
-		sb.str(&s.Game, in.GameName)
-	}
+	v.setStrings(raws[:]...)
 	if f&ogp.InfoPlayerCount != 0 {
 		v.players = int(in.PlayerCount)
 		s.Players = &v.players
@@ -98,10 +101,6 @@ func ogpSummary(a *ogp.Answer, d ogp.Dialect, addr netip.AddrPort) Summary {
 		v.password = in.Flags.Password
 		s.Password = &v.password
 	}
-	if f&ogp.InfoConnectPort != 0 && in.ConnectPort != 0 && addr.IsValid() {
-		sb.str(&s.Connect, netip.AddrPortFrom(addr.Addr(), in.ConnectPort).AppendTo(make([]byte, 0, 48)))
-	}
-	sb.finish()
 	return s
 }
 

@@ -102,14 +102,23 @@ type SectionError struct {
 // SetA2SRules or SetOGP, or the failure with Fail. addr is the zero value
 // when the target could not be resolved.
 func New(target string, addr netip.AddrPort, p Protocol) *Result {
-	r := &Result{Target: target, Addr: addr, Protocol: p}
 	switch p {
 	case A2SProtocol:
-		r.A2S = &A2S{}
+		x := &struct { // one allocation for both
+			r Result
+			a A2S
+		}{r: Result{Target: target, Addr: addr, Protocol: p}}
+		x.r.A2S = &x.a
+		return &x.r
 	case OGPProtocol:
-		r.OGP = &OGP{}
+		x := &struct {
+			r Result
+			o OGP
+		}{r: Result{Target: target, Addr: addr, Protocol: p}}
+		x.r.OGP = &x.o
+		return &x.r
 	}
-	return r
+	return &Result{Target: target, Addr: addr, Protocol: p}
 }
 
 // Fail records that the server as a whole failed with err before any

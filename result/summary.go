@@ -65,44 +65,31 @@ func optInt(o *object, k string, v *int) {
 	}
 }
 
-// summaryBuilder fills a Summary with two allocations: the values the
-// fields point to in one block, and the bytes of every string in one
-// string, so that a Summary kept for long (the monitor keeps the last one
-// of every server) holds on to nothing else of the reply.
-type summaryBuilder struct {
-	v    *summaryValues
-	text []byte
-	ends [len(summaryValues{}.strs)]int // end of each string in text
-	dst  [len(summaryValues{}.strs)]**string
-	n    int
-}
-
-// summaryValues holds what the fields of one Summary point to.
+// summaryValues holds what the fields of one Summary point to, so that
+// a Summary takes two allocations: this block, and one string holding
+// the bytes of every string field. A Summary kept for long (the monitor
+// keeps the last one of every server) holds on to nothing else of the
+// reply.
 type summaryValues struct {
 	players, maxPlayers, bots int
 	password                  bool
 	strs                      [5]string
 }
 
-func newSummaryBuilder(buf []byte) summaryBuilder {
-	return summaryBuilder{v: new(summaryValues), text: buf[:0]}
-}
-
-// str adds a string field from raw bytes, decoded for display.
-func (sb *summaryBuilder) str(dst **string, raw []byte) {
-	sb.text = appendDecoded(sb.text, raw)
-	sb.ends[sb.n], sb.dst[sb.n] = len(sb.text), dst
-	sb.n++
-}
-
-// finish sets the string fields.
-func (sb *summaryBuilder) finish() {
-	all := string(sb.text)
+// setStrings sets strs[i] to raws[i] decoded for display.
+func (v *summaryValues) setStrings(raws ...[]byte) {
+	var buf [256]byte
+	b := buf[:0]
+	var ends [len(v.strs)]int
+	for i, raw := range raws {
+		b = appendDecoded(b, raw)
+		ends[i] = len(b)
+	}
+	all := string(b)
 	start := 0
-	for i := range sb.n {
-		sb.v.strs[i] = all[start:sb.ends[i]]
-		*sb.dst[i] = &sb.v.strs[i]
-		start = sb.ends[i]
+	for i := range raws {
+		v.strs[i] = all[start:ends[i]]
+		start = ends[i]
 	}
 }
 
