@@ -227,13 +227,8 @@ func appendInfo(b []byte, in, gold *a2s.Info) []byte {
 
 // appendPlayers appends an A2S_PLAYER reply as a list.
 func appendPlayers(b []byte, p *a2s.Players) []byte {
-	b = append(b, '[')
-	for i := range p.List {
+	return appendList(b, len(p.List), func(o *object, i int) {
 		pl := &p.List[i]
-		if i > 0 {
-			b = append(b, ',')
-		}
-		o := beginObject(b)
 		o.uint("index", uint64(pl.Index))
 		o.text("name", pl.Name)
 		o.int("score", int64(pl.Score))
@@ -242,24 +237,15 @@ func appendPlayers(b []byte, p *a2s.Players) []byte {
 			o.int("deaths", int64(pl.Deaths))
 			o.int("money", int64(pl.Money))
 		}
-		b = o.end()
-	}
-	return append(b, ']')
+	})
 }
 
 // appendRules appends an A2S_RULES reply as a list.
 func appendRules(b []byte, r *a2s.Rules) []byte {
-	b = append(b, '[')
-	for i := range r.List {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		o := beginObject(b)
+	return appendList(b, len(r.List), func(o *object, i int) {
 		o.text("name", r.List[i].Name)
 		o.text("value", r.List[i].Value)
-		b = o.end()
-	}
-	return append(b, ']')
+	})
 }
 
 // Steam AppIDs of the games whose keywords carry tags the JSON decodes.
@@ -327,31 +313,14 @@ func appendTags(info *object, in *a2s.Info) {
 func appendMods(b []byte, br *bohemia.Browser) []byte {
 	o := beginObject(b)
 	o.uint("version", uint64(br.Version))
-	o.key("list")
-	o.b = append(o.b, '[')
-	for i, m := range br.Mods {
-		if i > 0 {
-			o.b = append(o.b, ',')
-		}
-		mo := beginObject(o.b)
+	o.list("list", len(br.Mods), func(mo *object, i int) {
+		m := &br.Mods[i]
 		mo.text("name", m.Name)
 		mo.uint("workshop_id", m.WorkshopID)
 		mo.bool("dlc", m.DLC)
 		mo.uint("hash", uint64(m.Hash))
-		o.b = mo.end()
-	}
-	o.b = append(o.b, ']')
-	o.key("signatures")
-	o.b = append(o.b, '[')
-	for i, s := range br.Signatures {
-		if i > 0 {
-			o.b = append(o.b, ',')
-		}
-		so := beginObject(o.b)
-		so.text("name", s)
-		o.b = so.end()
-	}
-	o.b = append(o.b, ']')
+	})
+	o.list("signatures", len(br.Signatures), func(so *object, i int) { so.text("name", br.Signatures[i]) })
 	o.uint("dlc", uint64(br.DLC))
 	o.uint("overflow", uint64(br.Overflow))
 	return o.end()

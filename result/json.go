@@ -107,6 +107,28 @@ func appendBase64(b, raw []byte) []byte {
 	return append(b, '"')
 }
 
+// list appends a JSON array of n objects under key k, item writing the
+// members of object i.
+func (o *object) list(k string, n int, item func(e *object, i int)) {
+	o.key(k)
+	o.b = appendList(o.b, n, item)
+}
+
+// appendList appends a JSON array of n objects, item writing the members
+// of object i.
+func appendList(b []byte, n int, item func(e *object, i int)) []byte {
+	b = append(b, '[')
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		e := beginObject(b)
+		item(&e, i)
+		b = e.end()
+	}
+	return append(b, ']')
+}
+
 // strings appends a list of strings.
 func (o *object) strings(k string, list []string) {
 	o.key(k)

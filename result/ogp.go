@@ -120,60 +120,38 @@ func appendOGPSections(o *object, a *ogp.Answer, d ogp.Dialect) {
 		o.b = appendOGPPlayers(o.b, &a.Players, colored)
 	}
 	if a.Request&ogp.RequestRules != 0 {
-		o.key("rules")
-		o.b = append(o.b, '[')
-		for i, rule := range a.Rules {
-			if i > 0 {
-				o.b = append(o.b, ',')
-			}
-			e := beginObject(o.b)
-			e.text("name", rule.Key)
-			e.text("value", rule.Value)
-			o.b = e.end()
-		}
-		o.b = append(o.b, ']')
+		o.list("rules", len(a.Rules), func(e *object, i int) {
+			e.text("name", a.Rules[i].Key)
+			e.text("value", a.Rules[i].Value)
+		})
 	}
 	if a.Request&ogp.RequestAddOns != 0 {
 		o.key("addons")
 		o.b = appendOGPAddOns(o.b, &a.AddOns)
 	}
 	if a.Request&ogp.RequestLimits != 0 {
-		o.key("limits")
-		o.b = append(o.b, '[')
-		for i, l := range a.Limits {
-			if i > 0 {
-				o.b = append(o.b, ',')
-			}
-			e := beginObject(o.b)
+		o.list("limits", len(a.Limits), func(e *object, i int) {
+			l := &a.Limits[i]
 			e.str("type", l.Type.String())
 			e.uint("limit", uint64(l.Limit))
 			if l.HasLeft {
 				e.uint("left", uint64(l.Left))
 			}
-			o.b = e.end()
-		}
-		o.b = append(o.b, ']')
+		})
 	}
 }
 
 // colors appends a StringColorInfo as [{delta, code, rgb565}], rgb565
 // only for the codes that carry one.
 func (o *object) colors(k string, ci ogp.ColorInfo) {
-	o.key(k)
-	o.b = append(o.b, '[')
-	for i, c := range ci {
-		if i > 0 {
-			o.b = append(o.b, ',')
-		}
-		e := beginObject(o.b)
+	o.list(k, len(ci), func(e *object, i int) {
+		c := &ci[i]
 		e.uint("delta", uint64(c.Delta))
 		e.uint("code", uint64(c.Value))
 		if c.Value >= 0x90 && c.Value <= 0x9F {
 			e.uint("rgb565", uint64(c.RGB565))
 		}
-		o.b = e.end()
-	}
-	o.b = append(o.b, ']')
+	})
 }
 
 // flagNames appends the names of a VarBitArray value's bits ("alive|bot"
@@ -294,50 +272,39 @@ func appendOGPInfo(b []byte, a *ogp.Answer, d ogp.Dialect, colored bool) []byte 
 }
 
 func appendOGPTeams(b []byte, l *ogp.TeamList, colored bool) []byte {
-	b = append(b, '[')
-	for i := range l.Count {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		o := beginObject(b)
+	return appendList(b, l.Count, func(o *object, i int) {
 		o.int("index", int64(i))
-		if i < len(l.Teams) {
-			t, f := &l.Teams[i], l.Fields
-			if f&ogp.TeamName != 0 {
-				o.text("name", t.Name)
-				if colored {
-					o.colors("name_colors", t.NameColor)
-				}
-			}
-			if f&ogp.TeamScore != 0 {
-				o.int("score", int64(t.Score))
-			}
-			if f&ogp.TeamAveragePing != 0 {
-				o.uint("average_ping", uint64(t.AveragePing))
-			}
-			if f&ogp.TeamAverageLoss != 0 {
-				o.uint("average_loss", uint64(t.AverageLoss))
-			}
-			if f&ogp.TeamPlayerCount != 0 {
-				o.uint("players", uint64(t.PlayerCount))
-			}
-			if f&ogp.TeamColor != 0 {
-				r, g, bl := ogp.RGB565(t.Color)
-				o.str("color", fmt.Sprintf("#%02x%02x%02x", r, g, bl))
+		if i >= len(l.Teams) {
+			return
+		}
+		t, f := &l.Teams[i], l.Fields
+		if f&ogp.TeamName != 0 {
+			o.text("name", t.Name)
+			if colored {
+				o.colors("name_colors", t.NameColor)
 			}
 		}
-		b = o.end()
-	}
-	return append(b, ']')
+		if f&ogp.TeamScore != 0 {
+			o.int("score", int64(t.Score))
+		}
+		if f&ogp.TeamAveragePing != 0 {
+			o.uint("average_ping", uint64(t.AveragePing))
+		}
+		if f&ogp.TeamAverageLoss != 0 {
+			o.uint("average_loss", uint64(t.AverageLoss))
+		}
+		if f&ogp.TeamPlayerCount != 0 {
+			o.uint("players", uint64(t.PlayerCount))
+		}
+		if f&ogp.TeamColor != 0 {
+			r, g, bl := ogp.RGB565(t.Color)
+			o.str("color", fmt.Sprintf("#%02x%02x%02x", r, g, bl))
+		}
+	})
 }
 
 func appendOGPPlayers(b []byte, l *ogp.PlayerList, colored bool) []byte {
-	b = append(b, '[')
-	for i := range l.Count {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		o := beginObject(b)
+	return appendList(b, l.Count, func(o *object, i int) {
 		o.int("index", int64(i))
 		if i < len(l.Players) {
 			p, f := &l.Players[i], l.Fields
@@ -400,18 +367,11 @@ func appendOGPPlayers(b []byte, l *ogp.PlayerList, colored bool) []byte {
 				}
 			}
 		}
-		b = o.end()
-	}
-	return append(b, ']')
+	})
 }
 
 func appendOGPAddOns(b []byte, l *ogp.AddOnList) []byte {
-	b = append(b, '[')
-	for i := range l.Count {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		o := beginObject(b)
+	return appendList(b, l.Count, func(o *object, i int) {
 		if i < len(l.AddOns) {
 			x, f := &l.AddOns[i], l.Fields
 			if f&ogp.AddOnFlags != 0 {
@@ -427,7 +387,5 @@ func appendOGPAddOns(b []byte, l *ogp.AddOnList) []byte {
 				o.text("version", x.Version)
 			}
 		}
-		b = o.end()
-	}
-	return append(b, ']')
+	})
 }
