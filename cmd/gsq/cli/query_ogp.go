@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gsq-project/gsq/ogp"
+	"github.com/gsq-project/gsq/ogp/ogpcolor"
 	"github.com/gsq-project/gsq/result"
 )
 
@@ -110,7 +111,7 @@ func (q *ogpQuery) render(w io.Writer, r *result.Result, _ result.Section) {
 	color := q.color
 	name := func(t ogp.Text, ci ogp.ColorInfo) string {
 		if color && a.Request&ogp.RequestColoredNames != 0 {
-			return ansiName(t, ci)
+			return ogpcolor.ANSI(t, ci)
 		}
 		return printable(t.UTF8())
 	}
@@ -190,69 +191,6 @@ func (q *ogpQuery) render(w io.Writer, r *result.Result, _ result.Section) {
 	for _, e := range r.Errors {
 		fmt.Fprintf(tw, "\n%s\terror: %s\n", e.Section, e.Err)
 	}
-}
-
-// ansiName draws t with its StringColorInfo as 24-bit ANSI escapes.
-// Control characters in the name are replaced first, so a name cannot
-// carry escapes of its own.
-func ansiName(t ogp.Text, ci ogp.ColorInfo) string {
-	runes := []rune(printable(t.UTF8()))
-	codes := make(map[int][]string)
-	pos := 0
-	var bold, underline, italic bool
-	toggle := func(on *bool, set, reset string) string {
-		*on = !*on
-		if *on {
-			return set
-		}
-		return reset
-	}
-	rgb := func(layer int, r, g, b uint8) string { return fmt.Sprintf("\x1b[%d;2;%d;%d;%dm", layer, r, g, b) }
-	vga := func(layer int, i uint8) string {
-		v := ogp.VGA[i&15]
-		return rgb(layer, uint8(v>>16), uint8(v>>8), uint8(v))
-	}
-	for _, c := range ci {
-		pos = min(pos+int(min(c.Delta, uint32(len(runes)))), len(runes))
-		var seq string
-		switch v := c.Value; {
-		case v <= 0x0F:
-			seq = vga(38, v)
-		case v == ogp.ColorResetText:
-			seq = "\x1b[39m"
-		case v >= 0x20 && v <= 0x2F:
-			seq = vga(48, v)
-		case v == ogp.ColorResetBackground:
-			seq = "\x1b[49m"
-		case v == ogp.ColorBold:
-			seq = toggle(&bold, "\x1b[1m", "\x1b[22m")
-		case v == ogp.ColorUnderline:
-			seq = toggle(&underline, "\x1b[4m", "\x1b[24m")
-		case v == ogp.ColorItalic:
-			seq = toggle(&italic, "\x1b[3m", "\x1b[23m")
-		case v == ogp.ColorText16:
-			r, g, b := ogp.RGB565(c.RGB565)
-			seq = rgb(38, r, g, b)
-		case v == ogp.ColorBackground16:
-			r, g, b := ogp.RGB565(c.RGB565)
-			seq = rgb(48, r, g, b)
-		}
-		codes[pos] = append(codes[pos], seq)
-	}
-	if len(codes) == 0 {
-		return string(runes)
-	}
-	var sb strings.Builder
-	for i := 0; i <= len(runes); i++ {
-		for _, s := range codes[i] {
-			sb.WriteString(s)
-		}
-		if i < len(runes) {
-			sb.WriteRune(runes[i])
-		}
-	}
-	sb.WriteString("\x1b[0m")
-	return sb.String()
 }
 
 // describeOGP names an OGP datagram from its header, for --debug.

@@ -7,15 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gsq-project/gsq/ogp"
 	"github.com/gsq-project/gsq/ogp/ogptest"
 )
 
 func ogpServer(t *testing.T, profile string) *ogptest.Server {
 	t.Helper()
-	p, ok := ogptest.ProfileByName(profile)
-	if !ok {
-		t.Fatalf("no profile %q", profile)
+	p, err := ogptest.LookupProfile(profile)
+	if err != nil {
+		t.Fatal(err)
 	}
 	s := ogptest.NewServer(p)
 	t.Cleanup(s.Close)
@@ -174,20 +173,5 @@ func TestQueryOGPErrors(t *testing.T) {
 	got = decodeOne(t, stdout)
 	if code != ExitTimeout || got["error"].(map[string]any)["kind"] != "timeout" || !strings.Contains(stderr, "hint") {
 		t.Errorf("silent: exit %d, %v, stderr %q", code, got, stderr)
-	}
-}
-
-func TestANSIName(t *testing.T) {
-	t.Parallel()
-	got := ansiName(ogp.Text("Red\x1b[2JX"), ogp.ColorInfo{{Value: 0x04}, {Delta: 3, Value: ogp.ColorResetText}, {Delta: 1, Value: ogp.ColorBold}})
-	if strings.Contains(got, "\x1b[2J") {
-		t.Fatalf("name escape passed through: %q", got)
-	}
-	want := "\x1b[38;2;170;0;0mRed\x1b[39m·\x1b[1m[2JX\x1b[0m"
-	if got != want {
-		t.Fatalf("ansiName = %q\nwant      %q", got, want)
-	}
-	if plain := ansiName(ogp.Text("plain"), nil); plain != "plain" {
-		t.Fatalf("no colours: %q", plain)
 	}
 }
