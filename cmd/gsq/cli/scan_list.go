@@ -28,19 +28,20 @@ type targetSource struct {
 // scanSources opens the lists `gsq scan` reads: -f FILE, then each
 // argument in turn. An argument is a host, @FILE, or the name of an
 // existing file; - is stdin. With none, the list is read from stdin.
-func scanSources(env *Env, file string, args []string) ([]targetSource, error) {
-	var sources []targetSource
-	var open []string
+func scanSources(env *Env, file string, args []string) (sources []targetSource, err error) {
+	defer func() {
+		if err != nil {
+			closeSources(sources)
+		}
+	}()
 	if file != "" {
-		open = append(open, file)
+		src, err := openSource(env, file)
+		if err != nil {
+			return sources, err
+		}
+		sources = append(sources, src)
 	}
 	var hosts []string
-	flushHosts := func() {
-		if len(hosts) > 0 {
-			sources = append(sources, targetSource{name: "arguments", hosts: hosts})
-			hosts = nil
-		}
-	}
 	for _, arg := range args {
 		name, isFile := strings.CutPrefix(arg, "@")
 		if !isFile {
@@ -51,22 +52,18 @@ func scanSources(env *Env, file string, args []string) ([]targetSource, error) {
 			hosts = append(hosts, arg)
 			continue
 		}
-		flushHosts()
+		if len(hosts) > 0 {
+			sources = append(sources, targetSource{name: "arguments", hosts: hosts})
+			hosts = nil
+		}
 		src, err := openSource(env, name)
 		if err != nil {
-			closeSources(sources)
-			return nil, err
+			return sources, err
 		}
 		sources = append(sources, src)
 	}
-	flushHosts()
-	for _, name := range open {
-		src, err := openSource(env, name)
-		if err != nil {
-			closeSources(sources)
-			return nil, err
-		}
-		sources = append([]targetSource{src}, sources...)
+	if len(hosts) > 0 {
+		sources = append(sources, targetSource{name: "arguments", hosts: hosts})
 	}
 	if len(sources) == 0 {
 		src, _ := openSource(env, "-")
@@ -109,13 +106,16 @@ func countTargets(sources []targetSource) int64 {
 			continue
 		}
 		f, ok := src.r.(*os.File)
-		if st, err := f.Stat(); !ok || err != nil || !st.Mode().IsRegular() {
+		if !ok {
+			return -1
+		}
+		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 			return -1
 		}
 		lr := newLineReader(f)
 		for {
 			line, err := lr.next()
-			if err != nil {
+			if err != nil && !errors.Is(err, errLineTooLong) {
 				break
 			}
 			if len(line) > 0 {

@@ -270,3 +270,25 @@ func TestFitDeadline(t *testing.T) {
 		}
 	}
 }
+
+// A line too long to be an address is reported, and counted for the
+// progress line, which a terminal shows.
+func TestScanLongLineAndProgress(t *testing.T) {
+	t.Parallel()
+	f := startScanFleet(t, 2)
+	list := writeList(t, f.Addr(0).String()+"\n"+strings.Repeat("x", 2000)+"\n"+f.Addr(1).String()+"\n")
+	var stdout, stderr strings.Builder
+	env := testEnv(nil, nil)
+	env.Stdout, env.Stderr = &stdout, &stderr
+	env.IsTerminal = func(s any) bool { return s == env.Stderr }
+	if code := env.Run(context.Background(), []string{"scan", "--info", list}); code != ExitUsage {
+		t.Errorf("exit %d, want %d", code, ExitUsage)
+	}
+	lines := scanLines(t, stdout.String())
+	if len(lines) != 3 || errorKindOf(lines[strings.Repeat("x", 64)+"..."]) != "invalid" {
+		t.Errorf("lines: %v", lines)
+	}
+	if !strings.Contains(stderr.String(), "scanning [") || !strings.Contains(stderr.String(), "/3, ") {
+		t.Errorf("no progress line for 3 lines: %q", stderr.String())
+	}
+}
