@@ -19,9 +19,9 @@ import (
 func init() { register(newQueryCmd) }
 
 // Defaults of `gsq query`: a person at a terminal gets an answer within
-// the deadline. The attempts of one request wait 1 s, 1.5 s and 2 s (the
-// clients lengthen each retry by half the timeout), 4.5 s in all, so the
-// retries fit in the deadline.
+// the deadline. The sends of one A2S request wait 1 s, 1.5 s and 2 s (the
+// client lengthens each retry by half the timeout), 4.5 s in all; OGP's
+// wait 1 s each. The retries fit in the deadline.
 const (
 	defaultQueryDeadline = 5 * time.Second
 	defaultQueryTimeout  = time.Second
@@ -103,11 +103,12 @@ A2S asks for the info first; once the server has answered (and given its
 challenge), the players and rules together. When one section fails, the
 others still print. On a terminal each section prints as it arrives.
 
-Waits: each server gets --deadline (5s) at most, whatever the retries: an
-unanswered request is sent again after --timeout (1s), each retry waiting
-half a timeout longer, --retries (2) times, which takes 4.5s. A server that
-does not answer the info is not asked for the rest. Servers are asked 64 at
-a time, so N servers take at most the deadline times N/64, rounded up.
+Waits: each server gets --deadline (5s) at most, whatever the retries. An
+unanswered request is sent again after --timeout (1s), --retries (2) times:
+A2S waits half a timeout longer on each retry (1s + 1.5s + 2s = 4.5s), OGP
+the same each time (3s). An A2S server that does not answer the info is not
+asked for the rest. Servers are asked 64 at a time, so N servers take at
+most the deadline times N/64, rounded up.
 
 Exit codes: 0 every section answered, 1 a server answered badly,
 2 usage error, 3 no answer in time or unreachable, 130 interrupted.`,
