@@ -46,6 +46,7 @@ func (r *Result) SetA2SPlayers(p *a2s.Players, err error) {
 func (r *Result) SetA2SRules(rules *a2s.Rules, err error) {
 	a := r.a2s()
 	a.Rules, a.Mods = nil, nil
+	r.clearSection(SectionMods)
 	if err == nil && rules == nil {
 		err = errNoAnswer
 	}

@@ -139,16 +139,21 @@ func (r *Result) SectionErr(s Section) *Error {
 // else failed with err. It keeps Err in step: set to the first section's
 // error while no section has answered, nil once one has.
 func (r *Result) setSection(s Section, err error) {
-	for i, e := range r.Errors {
-		if e.Section == s {
-			r.Errors = append(r.Errors[:i], r.Errors[i+1:]...)
-			break
-		}
-	}
+	r.clearSection(s)
 	if err != nil {
 		r.failSection(s, NewError(err))
 	}
 	r.updateErr()
+}
+
+// clearSection forgets the error of section s.
+func (r *Result) clearSection(s Section) {
+	for i, e := range r.Errors {
+		if e.Section == s {
+			r.Errors = append(r.Errors[:i], r.Errors[i+1:]...)
+			return
+		}
+	}
 }
 
 func (r *Result) failSection(s Section, e *Error) {

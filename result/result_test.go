@@ -199,6 +199,10 @@ func TestA2SMods(t *testing.T) {
 	if _, ok := m["errors"].(map[string]any)["mods"]; !ok {
 		t.Error("no errors.mods")
 	}
+	r.SetA2SRules(p.Rules, nil)
+	if r.A2S.Mods == nil || len(r.Errors) != 0 {
+		t.Errorf("good rules after broken ones: mods %v, errors %v", r.A2S.Mods != nil, r.Errors)
+	}
 }
 
 func TestOGP(t *testing.T) {
