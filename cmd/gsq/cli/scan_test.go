@@ -93,7 +93,7 @@ func TestScanCommandExitCodes(t *testing.T) {
 		code  int
 	}{
 		{"none answered", silent.LocalAddr().String() + "\n", nil, ExitTimeout},
-		{"some failed", f.Addr(0).String() + "\n" + silent.LocalAddr().String() + "\n", nil, ExitFailure},
+		{"some failed", f.Addr(0).String() + "\n" + silent.LocalAddr().String() + "\n", []string{"--timeout", "2s"}, ExitFailure},
 		{"bad line", "no:such:target\n", nil, ExitUsage},
 		{"bad flag", "", []string{"--rate", "-1"}, ExitUsage},
 		{"bad protocol", "", []string{"--protocol", "gopher"}, ExitUsage},
