@@ -7,14 +7,15 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/gsq-project/gsq/internal/jsonenc"
 	"github.com/gsq-project/gsq/internal/textenc"
 )
 
 // The encoder below writes JSON straight into a byte slice, with no
 // reflection and no intermediate tree: a scan encodes thousands of results
 // a second, and encoding/json's reflection would then cost more than the
-// queries. Its output is what encoding/json produces with SetEscapeHTML
-// (false) for the same values (the tests hold it to that).
+// queries. Its strings and numbers are what encoding/json writes with
+// SetEscapeHTML(false) (internal/jsonenc, whose tests hold it to that).
 
 // object appends the members of one JSON object to b. Keys are constants
 // of this package: plain ASCII that needs no escaping.
@@ -76,7 +77,7 @@ func (o *object) float(k string, v float64) {
 		return
 	}
 	o.key(k)
-	o.b = appendFloat(o.b, v)
+	o.b = jsonenc.AppendFloat(o.b, v)
 }
 
 // text appends a string the server sent as raw bytes: valid UTF-8 as is;
@@ -85,7 +86,7 @@ func (o *object) float(k string, v float64) {
 func (o *object) text(k string, raw []byte) {
 	o.key(k)
 	s := unsafe.String(unsafe.SliceData(raw), len(raw)) // read only, not retained
-	if plainASCII(s) {
+	if jsonenc.Plain(s) {
 		o.b = append(o.b, '"')
 		o.b = append(o.b, s...)
 		o.b = append(o.b, '"')
@@ -142,25 +143,6 @@ func (o *object) strings(k string, list []string) {
 	o.b = append(o.b, ']')
 }
 
-// appendFloat formats f as encoding/json does: the shortest decimal that
-// reads back as f, with an exponent only below 1e-6 and from 1e21.
-func appendFloat(b []byte, f float64) []byte {
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// Shorten e-09 to e-9, as encoding/json does.
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
-}
-
 // round rounds f to n decimals, so that float32 noise (123.40000152) and
 // nanoseconds do not reach the output.
 func round(f float64, n int) float64 {
@@ -168,81 +150,6 @@ func round(f float64, n int) float64 {
 	return math.Round(f*p) / p
 }
 
-// appendString appends s quoted, escaped as encoding/json does with
-// SetEscapeHTML(false): quotes, backslashes, control characters, U+2028
-// and U+2029, and each byte of invalid UTF-8 as U+FFFD. JSON on a command
-// line is not HTML, so <, > and & stay as they are.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	if plainASCII(s) {
-		b = append(b, s...)
-		return append(b, '"')
-	}
-	const hex = "0123456789abcdef"
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if jsonPlain[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-// jsonPlain marks the bytes a JSON string holds as they are: printable
-// ASCII (and DEL) but for the quote and the backslash.
-var jsonPlain = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// plainASCII reports whether s goes into a JSON string unescaped, as most
-// names and rules do.
-func plainASCII(s string) bool {
-	for i := range len(s) {
-		if c := s[i]; c >= utf8.RuneSelf || !jsonPlain[c] {
-			return false
-		}
-	}
-	return true
-}
+// appendString appends s as a JSON string, <, > and & unescaped (JSON on
+// a command line is not HTML).
+func appendString(b []byte, s string) []byte { return jsonenc.AppendString(b, s, false) }

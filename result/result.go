@@ -203,7 +203,7 @@ func (r *Result) AppendJSON(b []byte) []byte {
 		o.float("ping_ms", round(float64(r.Ping)/float64(time.Millisecond), 2))
 	}
 	o.key("summary")
-	o.b = r.Summary.appendJSON(o.b)
+	o.b = r.Summary.AppendJSON(o.b)
 	switch {
 	case r.A2S != nil:
 		r.A2S.appendSections(&o)

@@ -36,8 +36,14 @@ type Summary struct {
 	Connect *string `json:"connect,omitempty"`
 }
 
-// appendJSON appends s as encoding/json encodes it.
-func (s *Summary) appendJSON(b []byte) []byte {
+// MarshalJSON encodes s as AppendJSON does.
+func (s Summary) MarshalJSON() ([]byte, error) { return s.AppendJSON(nil), nil }
+
+// AppendJSON appends s to b as a JSON object, without reflection: the keys
+// of the struct tags in their order, nil fields left out (what
+// encoding/json writes for the struct's fields, HTML characters
+// unescaped).
+func (s *Summary) AppendJSON(b []byte) []byte {
 	o := beginObject(b)
 	optString(&o, "name", s.Name)
 	optString(&o, "map", s.Map)
