@@ -26,6 +26,10 @@ const (
 	goldSourceHeaderLen    = 9
 )
 
+// paddedInfoHeader is the length of an A2S_INFO request up to its padding:
+// header, type, payload with its NUL, and the challenge's place.
+const paddedInfoHeader = 5 + len(infoQuery) + 1 + 4
+
 // serverReadBufferSize bounds a request. Requests are small; padded ones
 // (Valve's 2020 proposal) stay under 1400 bytes. A longer datagram is
 // truncated, which only makes the amplification check stricter.
@@ -291,8 +295,10 @@ func (s *Server) handle(st *serverState, w PacketWriter, from netip.AddrPort, b 
 			s.sendChallenge(st, w, from, len(b), now)
 			return
 		}
-		// Padding zeros read as a challenge; the request is what it is.
-		req.Challenge, req.HasChallenge, req.Padding = 0, false, len(b)-len(infoQuery)-6
+		// Clients that pad with zeros right after the payload send what
+		// reads as challenge 0: the request has no challenge, and its
+		// padding is what follows the challenge's place.
+		req.Challenge, req.HasChallenge, req.Padding = 0, false, len(b)-paddedInfoHeader
 		// Room is kept for the 'A' reply (9 bytes) that follows a reply
 		// cut short, so the two together stay within the request.
 		budget = len(b) - 9

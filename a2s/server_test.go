@@ -94,8 +94,8 @@ func testServerAmplification(t *testing.T, s *a2s.Server) {
 		"info":                    request(t, a2s.TypeInfoRequest, 0, false, 0),
 		"info wrong challenge":    request(t, a2s.TypeInfoRequest, 12345, true, 0),
 		"info other address":      request(t, a2s.TypeInfoRequest, other, true, 0),
-		"info padded":             request(t, a2s.TypeInfoRequest, 0, false, 1175),
-		"info padded short":       request(t, a2s.TypeInfoRequest, 0, false, 1174),
+		"info padded":             request(t, a2s.TypeInfoRequest, 0, false, 1171),
+		"info padded short":       request(t, a2s.TypeInfoRequest, 0, false, 1170),
 		"rules padded":            request(t, a2s.TypeRulesRequest, a2s.AskChallenge, true, 1191),
 		"info truncated":          raw('T', 'S', 'o'),
 		"info bare":               raw('T'),
@@ -149,7 +149,10 @@ func testServerAmplification(t *testing.T, s *a2s.Server) {
 // of PaddedInfoSize bytes is answered without a challenge when the reply
 // fits in it, and gets the 'A' reply otherwise; nothing else changes.
 func TestServerAcceptPaddedInfo(t *testing.T) {
-	padded := request(t, a2s.TypeInfoRequest, 0, false, a2s.PaddedInfoSize-25)
+	padded := request(t, a2s.TypeInfoRequest, 0, false, a2s.PaddedInfoSize-29)
+	if len(padded) != a2s.PaddedInfoSize {
+		t.Fatalf("padded request of %d bytes", len(padded))
+	}
 	replyType := func(s *a2s.Server, req []byte) (byte, int) {
 		t.Helper()
 		var rec recorder
@@ -164,8 +167,14 @@ func TestServerAcceptPaddedInfo(t *testing.T) {
 	if typ, _ := replyType(s, padded); typ != a2s.TypeInfoReply {
 		t.Errorf("padded INFO: reply %q, want 'I'", typ)
 	}
+	// Other clients pad with zeros right after the payload, which read
+	// as challenge 0.
+	zeroPadded := append(request(t, a2s.TypeInfoRequest, 0, false, 0), make([]byte, a2s.PaddedInfoSize-25)...)
+	if typ, _ := replyType(s, zeroPadded); typ != a2s.TypeInfoReply {
+		t.Errorf("zero-padded INFO: reply %q, want 'I'", typ)
+	}
 	for name, req := range map[string][]byte{
-		"short padding": request(t, a2s.TypeInfoRequest, 0, false, a2s.PaddedInfoSize-26),
+		"short padding": request(t, a2s.TypeInfoRequest, 0, false, a2s.PaddedInfoSize-30),
 		"padded rules":  request(t, a2s.TypeRulesRequest, a2s.AskChallenge, true, a2s.PaddedInfoSize-9),
 	} {
 		if typ, _ := replyType(s, req); typ != a2s.TypeChallengeReply {
@@ -179,7 +188,7 @@ func TestServerAcceptPaddedInfo(t *testing.T) {
 	// A reply that does not fit is held back, and the 'A' reply goes out.
 	var wrote error
 	big := &a2s.Server{RateLimit: -1, AcceptPaddedInfo: true, Handler: a2s.HandlerFunc(func(w a2s.ResponseWriter, r *a2s.Request) {
-		if r.HasChallenge || r.Padding != a2s.PaddedInfoSize-25 {
+		if r.HasChallenge || r.Padding != a2s.PaddedInfoSize-29 {
 			t.Errorf("handler saw %+v: padding read as a challenge", r)
 		}
 		wrote = w.WriteDatagram(append([]byte{0xFF, 0xFF, 0xFF, 0xFF, 'I'}, make([]byte, a2s.PaddedInfoSize)...))
