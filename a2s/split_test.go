@@ -88,6 +88,7 @@ func orders(dgs [][]byte) map[string][][]byte {
 }
 
 func TestSplitRoundTrip(t *testing.T) {
+	t.Parallel()
 	payload := rulesPayload(t)
 	for _, tt := range []struct {
 		name   string
@@ -147,6 +148,7 @@ func TestSplitRoundTrip(t *testing.T) {
 }
 
 func TestSplitSmallPayloadUnsplit(t *testing.T) {
+	t.Parallel()
 	p := []byte("\xFF\xFF\xFF\xFFj\x00")
 	dgs := split(t, SplitWriter{}, 1, p)
 	if len(dgs) != 1 || !bytes.Equal(dgs[0], p) {
@@ -155,6 +157,7 @@ func TestSplitSmallPayloadUnsplit(t *testing.T) {
 }
 
 func TestSplitWithoutNestedHeader(t *testing.T) {
+	t.Parallel()
 	// Some servers leave the nested 0xFFFFFFFF out: the first payload byte
 	// is the reply type. The reassembled reply gets the header back.
 	payload := rulesPayload(t)
@@ -176,6 +179,7 @@ func TestSplitWithoutNestedHeader(t *testing.T) {
 }
 
 func TestSplitLaterFragmentMisdetected(t *testing.T) {
+	t.Parallel()
 	// Source without Size: fragment 1's first payload bytes (00 04) read
 	// as a plausible Size field, so on its own it looks like SplitSource.
 	// Fragment 0, arriving last, settles the format.
@@ -193,6 +197,7 @@ func TestSplitLaterFragmentMisdetected(t *testing.T) {
 }
 
 func TestSplitInterleavedIDs(t *testing.T) {
+	t.Parallel()
 	a := rulesPayload(t)
 	b := bytes.Clone(a)
 	b[len(b)-2] = 'X'
@@ -221,6 +226,7 @@ func TestSplitInterleavedIDs(t *testing.T) {
 }
 
 func TestSplitEvictsOldest(t *testing.T) {
+	t.Parallel()
 	payload := rulesPayload(t)
 	r := Reassembler{MaxPending: 2}
 	byID := map[uint32][][]byte{}
@@ -258,6 +264,7 @@ func compressedSplit(t testing.TB, format SplitFormat, id uint32, data []byte, s
 }
 
 func TestSplitBzip2(t *testing.T) {
+	t.Parallel()
 	payload := rulesPayload(t)
 	bz := readFixture(t, "rules-payload.bin.bz2")
 	size, crc := uint32(len(payload)), crc32.ChecksumIEEE(payload)
@@ -290,6 +297,7 @@ func TestSplitBzip2(t *testing.T) {
 // MaxDecompressionRatio allows (here 52 times); the ratio guards against
 // large expansions only.
 func TestSplitBzip2SmallRepliesExempt(t *testing.T) {
+	t.Parallel()
 	payload := readFixture(t, "players-255-blank.bin")
 	bz := readFixture(t, "players-255-blank.bin.bz2")
 	if len(payload) <= DefaultMaxDecompressionRatio*len(bz) || len(payload) > MinDecompressedAllowance {
@@ -317,6 +325,7 @@ func addAll(r *Reassembler, dgs [][]byte) error {
 }
 
 func TestSplitBzip2Errors(t *testing.T) {
+	t.Parallel()
 	payload := rulesPayload(t)
 	bz := readFixture(t, "rules-payload.bin.bz2")
 	bomb := readFixture(t, "bomb.bin.bz2")
@@ -356,6 +365,7 @@ func TestSplitBzip2Errors(t *testing.T) {
 }
 
 func TestSplitLimits(t *testing.T) {
+	t.Parallel()
 	payload := rulesPayload(t)
 	// Too many fragments announced.
 	// Too many fragments announced: a later fragment waits for fragment 0
@@ -407,6 +417,7 @@ func TestSplitLimits(t *testing.T) {
 }
 
 func TestSplitInconsistentTotal(t *testing.T) {
+	t.Parallel()
 	dgs := split(t, SplitWriter{}, 1, rulesPayload(t))
 	dgs[2][8] = 9 // fragment 2 now says 9 fragments
 	var r Reassembler
@@ -416,6 +427,7 @@ func TestSplitInconsistentTotal(t *testing.T) {
 }
 
 func TestParseFragmentErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		b    string
@@ -437,6 +449,7 @@ func TestParseFragmentErrors(t *testing.T) {
 }
 
 func TestSplitHandBuiltFragments(t *testing.T) {
+	t.Parallel()
 	// Fragments built by hand (no datagram) are taken at their word.
 	payload := rulesPayload(t)
 	var r Reassembler
