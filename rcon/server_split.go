@@ -39,14 +39,14 @@ var errSplitterClosed = errors.New("rcon: write after end of response")
 //
 // On [DialectSource] and [DialectCS2] the size counts bytes and a body
 // never exceeds it. On [DialectMinecraft] it counts UTF-16 code units as
-// vanilla Minecraft does (4096 per packet, as wiki.vg's RCON page
-// describes its fragmentation): every body but the last holds at least
-// that many units (one more when the cut would fall inside a surrogate
-// pair, which vanilla would break and we keep whole), so clients that
-// stop at the first short fragment see the whole answer. A body is only emitted once more output follows it, so
-// output that is an exact multiple of the size ends in a full fragment
-// and no empty one, as on the real servers; empty output gives one empty
-// body.
+// vanilla Minecraft does (wiki.vg's RCON page gives 4096 as the largest
+// response payload; the server cuts at 4096 Java chars): every body but
+// the last holds at least that many units (one more when the cut would
+// fall inside a surrogate pair, which vanilla would break and we keep
+// whole), so clients that stop at the first short fragment see the whole
+// answer. A body is only emitted once more output follows it, so output
+// that is an exact multiple of the size ends in a full fragment and no
+// empty one, as on the real servers; empty output gives one empty body.
 type Splitter struct {
 	emit   func(body []byte) error
 	limit  int  // bytes or UTF-16 units per body
