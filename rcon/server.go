@@ -692,6 +692,9 @@ func (c *serverConn) serve() {
 	s := c.srv
 	defer func() {
 		c.flush()
+		if c.werr != nil && !errors.Is(c.werr, errHandlerPanic) && !c.isStopping() {
+			s.log.Printf("write", "rcon: %v: %v; closing", c.remote, c.werr)
+		}
 		c.cancel()
 		c.nc.Close()
 		s.finish(c)
@@ -874,13 +877,16 @@ func (c *serverConn) exec(p Packet) {
 	_ = c.resp.Close()
 }
 
+// errHandlerPanic ends a connection whose handler panicked.
+var errHandlerPanic = errors.New("rcon: handler panic")
+
 // run calls the handler, turning a panic into a closed connection.
 func (c *serverConn) run(w ResponseWriter, cmd string) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.srv.log.Printf("panic", "rcon: %v: handler panic: %v", c.remote, r)
 			if c.werr == nil {
-				c.werr = fmt.Errorf("rcon: handler panic: %v", r)
+				c.werr = errHandlerPanic
 			}
 		}
 	}()

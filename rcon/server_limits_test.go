@@ -294,6 +294,36 @@ func TestServerIdleTimeout(t *testing.T) {
 	})
 }
 
+// TestServerWriteTimeout: a client that stops reading is closed once a
+// write has blocked for WriteTimeout, and the server holds no more than a
+// fragment of its output meanwhile.
+func TestServerWriteTimeout(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = 5 * time.Second
+		var log logLines
+		l := servePipe(t, &rcon.Server{WriteTimeout: timeout, Logf: log.logf})
+		c := l.dial(t, "127.0.0.1:1")
+		if !c.login(t, testPassword) {
+			t.Fatal("login refused")
+		}
+		c.send(t, pkt(2, rcon.TypeExecCommand, "big 1048576"))
+		time.Sleep(timeout - time.Nanosecond)
+		synctest.Wait()
+		if got := log.matching("closing"); len(got) != 0 {
+			t.Fatalf("closed before the write timeout: %q", got)
+		}
+		time.Sleep(time.Nanosecond)
+		synctest.Wait()
+		if got := log.matching("i/o timeout; closing"); len(got) != 1 {
+			t.Errorf("write timeout logged as %q", log.matching(""))
+		}
+		if _, err := c.nc.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+			t.Errorf("read after the write timeout: %v, want EOF", err)
+		}
+	})
+}
+
 func TestServerLockout(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
