@@ -416,7 +416,6 @@ func (s *Server) admitLocked(key netip.Addr, now time.Time) (why string, evicted
 		s.addrs[key] = st
 	}
 	if now.Before(st.lockedUntil) {
-		s.forgetLocked(key, st, now)
 		return "locked out after failed logins", nil
 	}
 	if limit := s.maxConnsPerAddr(); limit > 0 && st.conns >= limit {
