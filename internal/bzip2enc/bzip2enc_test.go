@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	bzip2dec "github.com/gsq-project/gsq/internal/bzip2"
 )
 
 // inputs are the shapes a bzip2 encoder gets wrong: nothing, one byte,
@@ -60,6 +62,11 @@ func TestRoundTrip(t *testing.T) {
 			}
 			if !bytes.Equal(out, in) {
 				t.Fatalf("round trip changed %d bytes into %d", len(in), len(out))
+			}
+			// The bounded decoder gsq reads replies with, written apart.
+			dst := make([]byte, len(in))
+			if n, err := bzip2dec.Decode(dst, z); err != nil || n != len(in) || !bytes.Equal(dst, in) {
+				t.Fatalf("internal/bzip2: %d bytes, %v", n, err)
 			}
 		})
 	}
