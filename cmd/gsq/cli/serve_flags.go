@@ -7,8 +7,8 @@ import (
 )
 
 // numberFlag is a numeric flag with a range, whose bad values get an error
-// in plain words ("want a number from 0 to 1") rather than strconv's. It
-// is a pflag.Value.
+// in plain words that gives the range ("want a number from 0 to 1"). It is
+// a pflag.Value.
 type numberFlag[T int | uint32 | uint64 | float64] struct {
 	p        *T
 	min, max T
@@ -54,9 +54,7 @@ func (f *numberFlag[T]) want() string {
 
 func (f *numberFlag[T]) String() string { return fmt.Sprint(*f.p) }
 
-func (f *numberFlag[T]) Type() string {
-	if _, ok := any(f.min).(float64); ok {
-		return "float"
-	}
-	return "int"
-}
+// Type is "number", a name flagError does not rewrite: the range in the
+// error from Set is the better message. Usage strings name the value with
+// a back-quoted word instead ("run `N` servers").
+func (f *numberFlag[T]) Type() string { return "number" }
