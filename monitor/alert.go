@@ -32,9 +32,8 @@ type Alert struct {
 	Summary *result.Summary `json:"summary,omitempty"`
 
 	// Down: the failed polls in a row, and the last error. Since is the
-	// last answer before the outage (or, for a server that never
-	// answered, when the monitor began watching it), for down and up
-	// alerts alike.
+	// last answer before the outage (for a server that never answered,
+	// when it was found down), for down and up alerts alike.
 	Failures int           `json:"failures,omitempty"`
 	Since    *time.Time    `json:"since,omitempty"`
 	Error    *result.Error `json:"error,omitempty"`

@@ -650,3 +650,22 @@ func TestBackoff(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAlerterHandlePoll measures the cost of a poll's event for a
+// server with the default rules and a map and players rule, when nothing
+// is raised: what the poller pays per poll.
+func BenchmarkAlerterHandlePoll(b *testing.B) {
+	cfg, err := Parse([]byte("webhooks: ['http://127.0.0.1:1/']\nalerts: [down, up, map, {on: players, threshold: 10}]\nservers:\n  - {name: s, address: 127.0.0.1:27015}\n"), "b.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := NewAlerter(cfg, AlerterOptions{})
+	defer a.Close(context.Background())
+	players, mapName := 5, "de_dust2"
+	st := &ServerState{Name: "s", Status: StatusUp, LastSuccess: t0, Summary: result.Summary{Players: &players, Map: &mapName}}
+	ev := Event{Kind: EventPoll, Server: "s", Time: t0, State: st}
+	b.ReportAllocs()
+	for b.Loop() {
+		a.Handle(ev)
+	}
+}

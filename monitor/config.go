@@ -732,6 +732,10 @@ func mappingValue(n *yaml.Node, key string) *yaml.Node {
 // keeps no player names; one the server sets itself is an error there.
 func (d *draft) resolveAlerts(s *serverDraft) {
 	if !s.setAlerts {
+		if s.PlayerData && s.Query.Players() {
+			s.Alerts = d.cfg.Alerts // shared, and never changed after
+			return
+		}
 		s.Alerts = make([]Rule, 0, len(d.cfg.Alerts))
 		for _, r := range d.cfg.Alerts {
 			if r.needsPlayers() && (!s.PlayerData || !s.Query.Players()) {
