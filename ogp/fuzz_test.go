@@ -183,7 +183,7 @@ func FuzzReassembly(f *testing.F) {
 			if err != nil {
 				return
 			}
-			if whole != nil && len(whole) > 4096 {
+			if len(whole) > 4096 {
 				t.Fatalf("reassembled %d bytes over the cap", len(whole))
 			}
 		}
