@@ -643,24 +643,12 @@ func (d *draft) finish() (*Config, error) {
 	c.Servers = make([]Server, 0, len(d.servers))
 	for i := range d.servers {
 		s := &d.servers[i]
-		if !s.setProtocol {
-			s.Protocol = c.Protocol
-		}
-		if !s.setInterval {
-			s.Interval = c.Interval
-		}
-		if !s.setDownAfter {
-			s.DownAfter = c.DownAfter
-		}
-		if !s.setFailures {
-			s.Failures = c.Failures
-		}
-		if !s.setQuery {
-			s.Query = c.Query
-		}
-		if !s.setPData {
-			s.PlayerData = c.PlayerData
-		}
+		inherit(&s.Protocol, c.Protocol, s.setProtocol)
+		inherit(&s.Interval, c.Interval, s.setInterval)
+		inherit(&s.DownAfter, c.DownAfter, s.setDownAfter)
+		inherit(&s.Failures, c.Failures, s.setFailures)
+		inherit(&s.Query, c.Query, s.setQuery)
+		inherit(&s.PlayerData, c.PlayerData, s.setPData)
 		bad := false
 		if msg := nameProblem(s.Name); msg != "" && s.Name != "" {
 			d.serverProblem(s, "name", "%s", msg)
@@ -696,6 +684,13 @@ func (d *draft) finish() (*Config, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// inherit gives a server the global setting when it set none itself.
+func inherit[T any](dst *T, global T, set bool) {
+	if !set {
+		*dst = global
+	}
 }
 
 // serverProblem reports a problem with a server, at its entry in the
