@@ -344,21 +344,21 @@ func (d *draft) parseRoot(n *yaml.Node) {
 	d.retention(m)
 	m.duration("alert_cooldown", &c.AlertCooldown, 0, 7*24*time.Hour)
 	m.list("webhooks", func(path string, item *yaml.Node) {
-		if w, ok := d.webhook(path, item, len(c.Webhooks)); ok {
+		if w, ok := d.webhook(path, item); ok {
 			c.Webhooks = append(c.Webhooks, w)
 		}
 	})
 	if m.has("alerts") {
 		c.Alerts = d.rules(m, "alerts")
 	}
+	tooMany := false
 	m.list("servers", func(path string, item *yaml.Node) {
-		if len(d.servers) >= MaxServers {
-			if len(d.servers) == MaxServers {
-				d.p.at(item, path, "more than %d servers", MaxServers)
-			}
-			return
+		if len(d.servers) < MaxServers {
+			d.server(path, item)
+		} else if !tooMany {
+			tooMany = true
+			d.p.at(item, path, "more than %d servers", MaxServers)
 		}
-		d.server(path, item)
 	})
 	// Top-level keys starting with "x-" are the user's (a place for YAML
 	// anchors), as in Docker Compose files.

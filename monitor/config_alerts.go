@@ -308,8 +308,8 @@ func checkWebhookURL(raw string) (*url.URL, string) {
 var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
 // webhook reads one entry of webhooks: a mapping, or a URL alone.
-func (d *draft) webhook(path string, n *yaml.Node, index int) (Webhook, bool) {
-	w := Webhook{Name: fmt.Sprintf("webhooks[%d]", index)}
+func (d *draft) webhook(path string, n *yaml.Node) (Webhook, bool) {
+	w := Webhook{Name: path} // "webhooks[2]" unless it has a name
 	var format string
 	var m *mapping
 	if s := resolve(n); s != nil && s.Kind == yaml.ScalarNode && !isNull(s) {

@@ -261,3 +261,18 @@ func BenchmarkLoadList(b *testing.B) {
 		}
 	}
 }
+
+func TestLoaderTooManyServers(t *testing.T) {
+	t.Parallel()
+	var list strings.Builder
+	for i := range MaxServers + 5 {
+		fmt.Fprintf(&list, "10.%d.%d.%d\n", i>>16, (i>>8)&255, i&255)
+	}
+	path := writeFile(t, t.TempDir(), "list.txt", list.String())
+	_, err := (&Loader{Lists: []string{path}}).Load()
+	var ce *ConfigError
+	if !errors.As(err, &ce) || len(ce.Problems) != 1 ||
+		ce.Problems[0].String() != fmt.Sprintf("%s:%d: more than %d servers", path, MaxServers+1, MaxServers) {
+		t.Fatalf("err = %v", err)
+	}
+}
