@@ -67,7 +67,7 @@ func (a *Alert) describe(esc func(string) string) string {
 			s += fmt.Sprintf(": %d polls in a row failed", a.Failures)
 		}
 		if a.Since != nil {
-			s += ", no answer for " + formatDuration(a.Time.Sub(*a.Since))
+			s += ", no answer for " + FormatDuration(a.Time.Sub(*a.Since))
 		}
 		if a.Error != nil {
 			s += " (" + esc(string(a.Error.Kind))
@@ -79,7 +79,7 @@ func (a *Alert) describe(esc func(string) string) string {
 	case AlertUp:
 		s = name + " is up"
 		if a.DowntimeSeconds > 0 {
-			s += " again after " + formatDuration(time.Duration(a.DowntimeSeconds*float64(time.Second)))
+			s += " again after " + FormatDuration(time.Duration(a.DowntimeSeconds*float64(time.Second)))
 		}
 		if d := a.summaryLine(esc); d != "" {
 			s += ": " + d

@@ -101,7 +101,7 @@ func (q *queue) deliver(d delivery) bool {
 			return false
 		}
 		if wait > q.opts.maxRetryAfter() {
-			q.log.Printf("fail "+d.hook.Name, "monitor: webhook %s: %v, and asked to wait %s; alert dropped", d.hook, err, formatDuration(wait))
+			q.log.Printf("fail "+d.hook.Name, "monitor: webhook %s: %v, and asked to wait %s; alert dropped", d.hook, err, FormatDuration(wait))
 			return false
 		}
 		wait = max(wait, q.opts.backoff(attempt))

@@ -78,7 +78,7 @@ func (r Rule) String() string {
 		fmt.Fprintf(&b, " to %s", strings.Join(r.Webhooks, ", "))
 	}
 	if r.Cooldown > 0 {
-		fmt.Fprintf(&b, " every %s at most", formatDuration(r.Cooldown))
+		fmt.Fprintf(&b, " every %s at most", FormatDuration(r.Cooldown))
 	}
 	return b.String()
 }

@@ -29,12 +29,13 @@ var durationUnits = []struct {
 // the hint a user sees.
 var errDurationSyntax = errors.New("use a number and a unit, as in 30s, 5m, 2h, 1h30m or 14d")
 
-// parseDuration reads a duration as people write them in a config: one or
+// ParseDuration reads a duration as people write them in a config: one or
 // more number-and-unit pairs ("30s", "1h30m", "1.5h", "14d"), with the
 // units ms, s, m, h, d (24h), w (7d) and y (365d). A bare 0 is zero; any
 // other bare number is an error, since "30" could mean seconds or minutes.
-// Negative durations are errors.
-func parseDuration(s string) (time.Duration, error) {
+// Negative durations are errors. The CLI's duration flags take the same
+// words, so that a flag and the config never disagree.
+func ParseDuration(s string) (time.Duration, error) {
 	in := strings.TrimSpace(s)
 	if in == "0" {
 		return 0, nil
@@ -78,12 +79,12 @@ func parseDuration(s string) (time.Duration, error) {
 	return time.Duration(total), nil
 }
 
-// formatDuration writes d the way parseDuration reads it, in the two
+// FormatDuration writes d the way ParseDuration reads it, in the two
 // largest units that matter: "45s", "1m30s", "2h", "3d4h". It rounds to
 // the second (to the millisecond below one second).
-func formatDuration(d time.Duration) string {
+func FormatDuration(d time.Duration) string {
 	if d < 0 {
-		return "-" + formatDuration(-d)
+		return "-" + FormatDuration(-d)
 	}
 	if d < time.Second {
 		return d.Round(time.Millisecond).String()

@@ -23,9 +23,9 @@ func TestParseDuration(t *testing.T) {
 		"1m500ms": time.Minute + 500*time.Millisecond,
 	}
 	for in, want := range good {
-		got, err := parseDuration(in)
+		got, err := ParseDuration(in)
 		if err != nil || got != want {
-			t.Errorf("parseDuration(%q) = %v, %v; want %v", in, got, err, want)
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 	bad := map[string]string{
@@ -41,9 +41,9 @@ func TestParseDuration(t *testing.T) {
 		"forever":  `"forever" is not a duration`,
 	}
 	for in, want := range bad {
-		_, err := parseDuration(in)
+		_, err := ParseDuration(in)
 		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("parseDuration(%q) = %v, want an error with %q", in, err, want)
+			t.Errorf("ParseDuration(%q) = %v, want an error with %q", in, err, want)
 		}
 	}
 }
@@ -61,12 +61,12 @@ func TestFormatDuration(t *testing.T) {
 		-90 * time.Second:                     "-1m30s",
 		59*time.Second + 600*time.Millisecond: "1m",
 	} {
-		if got := formatDuration(d); got != want {
-			t.Errorf("formatDuration(%v) = %q, want %q", d, got, want)
+		if got := FormatDuration(d); got != want {
+			t.Errorf("FormatDuration(%v) = %q, want %q", d, got, want)
 		}
 		if d >= time.Second && d%time.Second == 0 && d < time.Hour {
-			if back, err := parseDuration(formatDuration(d)); err != nil || back != d {
-				t.Errorf("formatDuration(%v) does not read back: %v, %v", d, back, err)
+			if back, err := ParseDuration(FormatDuration(d)); err != nil || back != d {
+				t.Errorf("FormatDuration(%v) does not read back: %v, %v", d, back, err)
 			}
 		}
 	}

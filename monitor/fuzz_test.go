@@ -101,3 +101,23 @@ func toValidUTF8(s string) string {
 	json.Unmarshal(b, &out)
 	return out
 }
+
+// FuzzParseDuration: no input panics, and what FormatDuration writes
+// reads back.
+func FuzzParseDuration(f *testing.F) {
+	for _, s := range []string{"30s", "1h30m", "1.5h", "14d", "0", "30", "-1s", "9999999999y", "1e3s", ".s", "1..2m"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseDuration(s)
+		if err != nil {
+			return
+		}
+		if d < 0 {
+			t.Fatalf("ParseDuration(%q) = %v", s, d)
+		}
+		if _, err := ParseDuration(FormatDuration(d)); err != nil {
+			t.Fatalf("FormatDuration(%v) = %q does not read back: %v", d, FormatDuration(d), err)
+		}
+	})
+}

@@ -82,7 +82,7 @@ func (l *Loader) override(d *draft) {
 	c := d.cfg
 	if l.Interval != 0 {
 		if l.Interval < MinInterval || l.Interval > MaxInterval {
-			d.p.atLine("--interval", 0, "must be from %s to %s, not %s", formatDuration(MinInterval), formatDuration(MaxInterval), formatDuration(l.Interval))
+			d.p.atLine("--interval", 0, "must be from %s to %s, not %s", FormatDuration(MinInterval), FormatDuration(MaxInterval), FormatDuration(l.Interval))
 		}
 		c.Interval = l.Interval
 	}

@@ -381,11 +381,11 @@ func (m *mapping) duration(key string, dst *time.Duration, lo, hi time.Duration)
 	}
 	if d < lo || d > hi {
 		if lo == hi {
-			m.p.at(n, m.sub(key), "must be %s", formatDuration(lo))
+			m.p.at(n, m.sub(key), "must be %s", FormatDuration(lo))
 		} else if lo == 0 {
-			m.p.at(n, m.sub(key), "must be at most %s, not %s", formatDuration(hi), formatDuration(d))
+			m.p.at(n, m.sub(key), "must be at most %s, not %s", FormatDuration(hi), FormatDuration(d))
 		} else {
-			m.p.at(n, m.sub(key), "must be from %s to %s, not %s", formatDuration(lo), formatDuration(hi), formatDuration(d))
+			m.p.at(n, m.sub(key), "must be from %s to %s, not %s", FormatDuration(lo), FormatDuration(hi), FormatDuration(d))
 		}
 		return false
 	}
@@ -398,7 +398,7 @@ func durationValue(p *problems, path string, n *yaml.Node) (time.Duration, bool)
 	if !ok {
 		return 0, false
 	}
-	d, err := parseDuration(s)
+	d, err := ParseDuration(s)
 	if err != nil {
 		p.at(n, path, "%v", err)
 		return 0, false
