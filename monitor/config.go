@@ -701,7 +701,7 @@ func (d *draft) serverProblem(s *serverDraft, key, format string, args ...any) {
 		if m := mappingValue(s.node, key); m != nil {
 			n = m
 		}
-		d.p.at(n, s.path+"."+key, format, args...)
+		d.p.at(n, joinPath(s.path, key), format, args...)
 		return
 	}
 	d.p.atLine(s.source, s.line, "%s: %s", s.Name, fmt.Sprintf(format, args...))

@@ -240,12 +240,7 @@ func (m *mapping) has(key string) bool {
 }
 
 // sub is the path of a key under m's path.
-func (m *mapping) sub(key string) string {
-	if m.path == "" {
-		return key
-	}
-	return m.path + "." + key
-}
+func (m *mapping) sub(key string) string { return joinPath(m.path, key) }
 
 // done reports every key that was not asked for, with the known key it
 // is closest to.
