@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -138,7 +139,9 @@ func checkBanned(t *testing.T, c *a2s.Client, addr netip.AddrPort, msg a2s.Text)
 		start := time.Now()
 		err := query()
 		var be *a2s.BannedError
-		if !errors.Is(err, a2s.ErrBanned) || !errors.As(err, &be) || string(be.Message) != string(msg) {
+		// A short query gets the text cut: a2stest answers an unproven
+		// query with at most three times its size.
+		if !errors.Is(err, a2s.ErrBanned) || !errors.As(err, &be) || len(be.Message) == 0 || !strings.HasPrefix(string(msg), string(be.Message)) {
 			t.Errorf("%s: err = %v, want a BannedError %q", name, err, msg)
 		}
 		if waited := time.Since(start); waited >= c.Timeout {
@@ -150,7 +153,7 @@ func checkBanned(t *testing.T, c *a2s.Client, addr netip.AddrPort, msg a2s.Text)
 // TestClientRustCounts checks the Rust profile's >255 counts come through
 // the keywords.
 func TestClientRustCounts(t *testing.T) {
-	p, _ := a2stest.ProfileByName("rust")
+	p, _ := a2stest.LookupProfile("rust")
 	srv := a2stest.NewServer(p)
 	defer srv.Close()
 	res, err := newClient(t).Info(testCtx(t), srv.Addr())
@@ -449,7 +452,7 @@ func TestClientParseError(t *testing.T) {
 func TestClientConcurrent(t *testing.T) {
 	var servers []*a2stest.Server
 	for _, name := range []string{"modern", "legacy", "split-out-of-order", "goldsource-dual"} {
-		p, _ := a2stest.ProfileByName(name)
+		p, _ := a2stest.LookupProfile(name)
 		p.RateLimit = -1
 		s := a2stest.NewServer(p)
 		defer s.Close()
