@@ -186,7 +186,11 @@ func sqliteLocation(dsn string) (path, uri string, err error) {
 	if query.Get("_txlock") == "" {
 		query.Set("_txlock", "immediate")
 	}
-	u := url.URL{Path: filepath.ToSlash(path)}
+	slashed := filepath.ToSlash(path)
+	if !strings.HasPrefix(slashed, "/") {
+		slashed = "/" + slashed // C:/x.db: SQLite wants file:/C:/x.db
+	}
+	u := url.URL{Path: slashed}
 	return path, "file:" + u.EscapedPath() + "?" + query.Encode(), nil
 }
 
@@ -230,10 +234,9 @@ func openSQLite(ctx context.Context, dsn string, o options) (Store, error) {
 func (s *db) initSQLite(ctx context.Context, path string) error {
 	var appID int64
 	var tables int
-	err := s.wdb.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID)
-	if err == nil {
-		err = s.wdb.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&tables)
-	}
+	// One statement, one snapshot: another process may be creating the
+	// schema right now.
+	err := s.wdb.QueryRowContext(ctx, "SELECT (SELECT application_id FROM pragma_application_id), (SELECT count(*) FROM sqlite_schema)").Scan(&appID, &tables)
 	if err != nil {
 		return s.openError(err, path)
 	}
