@@ -41,9 +41,7 @@ type Reader struct {
 
 // NewReader returns a reader of conn taking up to batch datagrams per call,
 // each of up to size bytes (longer ones are truncated; 65536 holds any UDP
-// datagram). When conn is a *net.UDPConn it also asks the kernel to queue
-// the ICMP errors the socket receives (IP_RECVERR), which [Reader.Read]
-// returns as [Report] values. Call Close when done reading.
+// datagram). Call Close when done reading.
 func NewReader(conn net.PacketConn, size, batch int) *Reader {
 	r := &Reader{conn: conn, size: size}
 	uc, ok := conn.(*net.UDPConn)
@@ -57,7 +55,6 @@ func NewReader(conn net.PacketConn, size, batch int) *Reader {
 		return r
 	}
 	r.rc = rc
-	r.errq = enableErrQueue(rc)
 	// Room for batch whole datagrams is megabytes, of which a client
 	// touches a few pages per slot: mapped outside the Go heap, the
 	// untouched rest costs neither heap nor resident memory.
@@ -77,16 +74,22 @@ func NewReader(conn net.PacketConn, size, batch int) *Reader {
 	return r
 }
 
-// enableErrQueue sets IP_RECVERR, and IPV6_RECVERR on an IPv6 socket, and
-// reports whether the socket now queues ICMP errors.
-func enableErrQueue(rc syscall.RawConn) bool {
-	ok := false
-	_ = rc.Control(func(fd uintptr) {
+// EnableReports asks the kernel to queue the ICMP errors the socket
+// receives (IP_RECVERR, and IPV6_RECVERR on an IPv6 socket), which Read
+// then returns as [Report] values, and reports whether it could. Call it
+// before the first Read. Sends on such a socket go through [WriteTo] or a
+// [Writer], which tell a datagram's own failure from an earlier one's ICMP
+// error.
+func (r *Reader) EnableReports() bool {
+	if r.rc == nil {
+		return false
+	}
+	_ = r.rc.Control(func(fd uintptr) {
 		v4 := syscall.SetsockoptInt(int(fd), syscall.IPPROTO_IP, syscall.IP_RECVERR, 1)
 		v6 := syscall.SetsockoptInt(int(fd), syscall.IPPROTO_IPV6, syscall.IPV6_RECVERR, 1)
-		ok = v4 == nil || v6 == nil
+		r.errq = v4 == nil || v6 == nil
 	})
-	return ok
+	return r.errq
 }
 
 // Close releases the reader's buffers. The reader must not be used after.

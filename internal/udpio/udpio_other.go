@@ -22,6 +22,10 @@ func NewReader(conn net.PacketConn, size, batch int) *Reader {
 	return &Reader{conn: conn, buf: make([]byte, size)}
 }
 
+// EnableReports reports false: this system reports no ICMP errors to
+// unconnected sockets.
+func (r *Reader) EnableReports() bool { return false }
+
 // Close releases the reader's buffer.
 func (r *Reader) Close() { r.buf = nil }
 

@@ -157,6 +157,9 @@ func TestReportsClosedPort(t *testing.T) {
 			conn := listen(t, tc.network, tc.local)
 			r := NewReader(conn, 2048, 4)
 			defer r.Close()
+			if !r.EnableReports() {
+				t.Fatal("EnableReports failed")
+			}
 			closed := closedPort(t, tc.host)
 			open := listen(t, "udp", net.JoinHostPort(tc.host, "0"))
 			if err := WriteTo(conn, []byte("anyone?"), closed); err != nil {
