@@ -21,6 +21,9 @@ type mmsghdr struct {
 // Reader reads the datagrams of one socket, a batch per recvmmsg(2) call,
 // and the ICMP errors of its error queue. It is used by one goroutine.
 type Reader struct {
+	// Idle, if set, is called by Read each time it finds nothing to read
+	// and is about to wait.
+	Idle   func()
 	rc     syscall.RawConn
 	conn   net.PacketConn // when rc is nil: read one datagram at a time
 	size   int
@@ -146,6 +149,9 @@ func (r *Reader) recvmmsg(fd uintptr) bool {
 		// taken the socket's pending error before this read could.
 		if r.errq && r.drainErrQueue(fd) {
 			return true
+		}
+		if r.Idle != nil {
+			r.Idle()
 		}
 		return false
 	case e != 0 && r.errq && asyncError(e):

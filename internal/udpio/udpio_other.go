@@ -10,6 +10,9 @@ import (
 // Reader reads the datagrams of one socket, one per call on this system.
 // It is used by one goroutine.
 type Reader struct {
+	// Idle is never called on this system, which reads one datagram at
+	// a time.
+	Idle func()
 	conn net.PacketConn
 	buf  []byte
 	n    int

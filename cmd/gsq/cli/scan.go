@@ -170,7 +170,7 @@ func runScan(ctx context.Context, env *Env, o *scanOptions) error {
 		return withCode(ExitFailure, err)
 	case sum.Answered == sum.Targets:
 		return nil
-	case sum.TimedOut == sum.Targets:
+	case sum.TimedOut+sum.Unreachable == sum.Targets:
 		return silentExit(ExitTimeout)
 	}
 	return silentExit(ExitFailure)
