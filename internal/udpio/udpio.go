@@ -54,16 +54,38 @@ func asyncError(err error) bool {
 	return false
 }
 
+// maxAsyncRetries bounds the sends of one datagram that the socket fails
+// with earlier datagrams' ICMP errors: under a flood of them, each send
+// may find a new one pending.
+const maxAsyncRetries = 16
+
+// retryAsync reports whether a send that failed with err for the tries-th
+// time (from 1) should be tried again: err is an earlier datagram's ICMP
+// error. ECONNREFUSED never concerns the datagram sent (an unconnected
+// socket learns of a closed port from ICMP only), so it is retried up to
+// maxAsyncRetries times; the other errors may be the datagram's own (no
+// route, say), so they are retried once.
+func retryAsync(err error, tries int) bool {
+	if !asyncError(err) {
+		return false
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return tries < maxAsyncRetries
+	}
+	return tries < 2
+}
+
 // WriteTo sends b to addr on conn. When the socket reports an earlier
-// datagram's ICMP error instead of sending (see [asyncError]), it sends
-// again once: the error belongs to the reader, which gets it from the
+// datagram's ICMP error instead of sending, it sends again (see
+// retryAsync): the error belongs to the reader, which gets it from the
 // error queue.
 func WriteTo(conn net.PacketConn, b []byte, addr netip.AddrPort) error {
-	err := writeTo(conn, b, addr)
-	if err != nil && asyncError(err) {
-		err = writeTo(conn, b, addr)
+	for tries := 1; ; tries++ {
+		err := writeTo(conn, b, addr)
+		if err == nil || !retryAsync(err, tries) {
+			return err
+		}
 	}
-	return err
 }
 
 func writeTo(conn net.PacketConn, b []byte, addr netip.AddrPort) error {

@@ -391,13 +391,13 @@ func (w *Writer) Len() int {
 
 // Flush sends the queued datagrams. A datagram the kernel refuses is
 // reported to Failed and skipped; the others are sent. An ICMP error of
-// an earlier datagram that the socket hands to the send instead (see
-// [WriteTo]) is not the datagram's: it is sent again once.
+// an earlier datagram that the socket hands to the send instead is not
+// the datagram's: it is sent again (see [WriteTo]).
 func (w *Writer) Flush() {
 	if w == nil {
 		return
 	}
-	retried := -1
+	tries := 0 // failed sends of the datagram at w.start
 	for w.start = 0; w.start < w.n; {
 		if err := w.rc.Write(w.sendFn); err != nil {
 			w.failRest(err)
@@ -406,14 +406,17 @@ func (w *Writer) Flush() {
 		switch {
 		case w.errno == 0:
 			w.start += w.sent
+			tries = 0
 		case w.errno == syscall.EINTR:
-		case asyncError(w.errno) && retried != w.start:
-			retried = w.start
 		default:
+			if tries++; retryAsync(w.errno, tries) {
+				continue
+			}
 			if w.Failed != nil {
 				w.Failed(w.dest[w.start], w.errno)
 			}
 			w.start++
+			tries = 0
 		}
 	}
 	w.n = 0

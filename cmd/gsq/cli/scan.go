@@ -161,8 +161,8 @@ func runScan(ctx context.Context, env *Env, o *scanOptions) error {
 	if writeErr == nil {
 		writeErr = out.Flush()
 	}
-	fmt.Fprintf(env.Stderr, "gsq: scanned %d servers in %.2fs (%.0f/s): %d answered, %d partial, %d timed out, %d failed; %d datagrams sent, %d resent\n",
-		sum.Targets, sum.Elapsed.Seconds(), sum.QueriesPerSecond(), sum.Answered, sum.Partial, sum.TimedOut, sum.Failed, sum.Sent, sum.Resent)
+	fmt.Fprintf(env.Stderr, "gsq: scanned %d servers in %.2fs (%.0f/s): %d answered, %d partial, %d timed out, %d unreachable, %d failed, %d canceled; %d datagrams sent, %d resent\n",
+		sum.Targets, sum.Elapsed.Seconds(), sum.QueriesPerSecond(), sum.Answered, sum.Partial, sum.TimedOut, sum.Unreachable, sum.Failed, sum.Canceled, sum.Sent, sum.Resent)
 	switch {
 	case writeErr != nil:
 		return fmt.Errorf("writing results: %w", writeErr)
