@@ -40,13 +40,12 @@ type flight struct {
 	resent   int64
 	received int64
 
-	// The pacer's queue, guarded by the pacer's mu.
-	prio         int8 // the queue the flight is in; -1 when in none
-	qprev, qnext *flight
+	wait waiter // the flight's place in the pacer's queues
 }
 
 func newFlight(r *run, t Target) *flight {
-	f := &flight{r: r, prio: -1}
+	f := &flight{r: r}
+	f.wait = waiter{prio: -1, owner: f}
 	f.res.Target, f.res.Addr = t, t.Addr
 	return f
 }
@@ -73,7 +72,7 @@ func (f *flight) launch(out *udpio.Writer) {
 	now := time.Now()
 	if e.blocking != nil {
 		if e.pacer != nil && !e.pacer.take(now, prioNew) {
-			e.pacer.wait(f, prioNew)
+			e.pacer.wait(&f.wait, prioNew)
 			return
 		}
 		go f.converse()
@@ -103,7 +102,7 @@ func (f *flight) pump(now time.Time, out *udpio.Writer, granted bool) {
 		if e.pacer != nil && !granted {
 			prio := f.priority()
 			if !e.pacer.take(now, prio) {
-				e.pacer.wait(f, prio)
+				e.pacer.wait(&f.wait, prio)
 				return
 			}
 		}
@@ -297,7 +296,7 @@ func (f *flight) finish() {
 		f.timer.Stop()
 	}
 	if e.pacer != nil {
-		e.pacer.remove(f)
+		e.pacer.remove(&f.wait)
 	}
 	if f.launched && e.blocking == nil {
 		res := f.conv.Result()

@@ -25,9 +25,24 @@ type pacer struct {
 	interval time.Duration // 1/rate
 	burst    time.Duration // how far ahead of schedule a burst may go
 	tat      time.Time     // theoretical arrival time of the next datagram
-	queues   [numPrio]struct{ head, tail *flight }
+	queues   [numPrio]struct{ head, tail *waiter }
 	timer    *time.Timer
 	armed    time.Time // when the timer is due; zero when it is not armed
+}
+
+// waiter is a place in the pacer's queues, which a flight embeds; its
+// fields are guarded by the pacer's mu.
+type waiter struct {
+	prio       int8 // the queue it is in; -1 when in none
+	prev, next *waiter
+	owner      pacee
+}
+
+// pacee is what waits in a pacer's queue: a flight.
+type pacee interface {
+	// paced is called, without the pacer's lock, when a token was taken
+	// for the pacee's next datagram.
+	paced(now time.Time)
 }
 
 func newPacer(rate, burst int) *pacer {
@@ -69,25 +84,25 @@ func (p *pacer) take(now time.Time, prio int8) bool {
 	return true
 }
 
-// wait queues f at priority prio (or moves it there, if it waits at a
-// worse one); the pacer calls f.paced when its turn comes. f.mu is held.
-func (p *pacer) wait(f *flight, prio int8) {
+// wait queues w at priority prio (or moves it there, if it waits at a
+// worse one); the pacer calls w.owner.paced when its turn comes.
+func (p *pacer) wait(w *waiter, prio int8) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if f.prio >= 0 {
-		if f.prio <= prio {
+	if w.prio >= 0 {
+		if w.prio <= prio {
 			return
 		}
-		p.unlink(f)
+		p.unlink(w)
 	}
 	q := &p.queues[prio]
-	f.prio, f.qprev, f.qnext = prio, q.tail, nil
+	w.prio, w.prev, w.next = prio, q.tail, nil
 	if q.tail != nil {
-		q.tail.qnext = f
+		q.tail.next = w
 	} else {
-		q.head = f
+		q.head = w
 	}
-	q.tail = f
+	q.tail = w
 	at := p.due()
 	if p.armed.IsZero() || at.Before(p.armed) {
 		p.armed = at
@@ -95,29 +110,29 @@ func (p *pacer) wait(f *flight, prio int8) {
 	}
 }
 
-// remove takes f out of its queue, if it is in one. f.mu is held.
-func (p *pacer) remove(f *flight) {
+// remove takes w out of its queue, if it is in one.
+func (p *pacer) remove(w *waiter) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if f.prio >= 0 {
-		p.unlink(f)
+	if w.prio >= 0 {
+		p.unlink(w)
 	}
 }
 
-// unlink takes f out of its queue. p.mu is held.
-func (p *pacer) unlink(f *flight) {
-	q := &p.queues[f.prio]
-	if f.qprev != nil {
-		f.qprev.qnext = f.qnext
+// unlink takes w out of its queue. p.mu is held.
+func (p *pacer) unlink(w *waiter) {
+	q := &p.queues[w.prio]
+	if w.prev != nil {
+		w.prev.next = w.next
 	} else {
-		q.head = f.qnext
+		q.head = w.next
 	}
-	if f.qnext != nil {
-		f.qnext.qprev = f.qprev
+	if w.next != nil {
+		w.next.prev = w.prev
 	} else {
-		q.tail = f.qprev
+		q.tail = w.prev
 	}
-	f.prio, f.qprev, f.qnext = -1, nil, nil
+	w.prio, w.prev, w.next = -1, nil, nil
 }
 
 // serve hands the free tokens to the waiting flights, best queue first,
@@ -126,13 +141,13 @@ func (p *pacer) serve() {
 	for {
 		p.mu.Lock()
 		p.armed = time.Time{}
-		var f *flight
+		var w *waiter
 		for q := range p.queues {
-			if f = p.queues[q].head; f != nil {
+			if w = p.queues[q].head; w != nil {
 				break
 			}
 		}
-		if f == nil {
+		if w == nil {
 			p.mu.Unlock()
 			return
 		}
@@ -144,9 +159,9 @@ func (p *pacer) serve() {
 			return
 		}
 		p.consume(now)
-		p.unlink(f)
+		p.unlink(w)
 		p.mu.Unlock()
-		f.paced(now)
+		w.owner.paced(now)
 	}
 }
 

@@ -402,3 +402,64 @@ func TestScanStreamsTargets(t *testing.T) {
 	}
 	t.Logf("heap in use: base %d, peak %d; %v", base, peak, sum.Elapsed)
 }
+
+// closedTargets returns n loopback ports nobody listens on.
+func closedTargets(t *testing.T, n int) string {
+	t.Helper()
+	var b strings.Builder
+	for range n {
+		c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintln(&b, c.LocalAddr())
+		c.Close()
+	}
+	return b.String()
+}
+
+func TestScanLiveServersFirst(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("closed ports look silent where ICMP errors are not reported")
+	}
+	// A rate-limited scan of a list whose live servers come first, then
+	// many closed ports, all in flight at once. Every first request waits
+	// for its token; the live servers' next requests go before the first
+	// requests still waiting, so they are done before most closed ports
+	// have been asked at all. (Sending in arrival order, every closed port
+	// would be asked, and reported, before any live server is done.)
+	const live, closed = 50, 400
+	f := startFleet(t, sim.FleetConfig{N: live, Challenge: true})
+	list := fleetTargets(f) + closedTargets(t, closed)
+	s := &Scanner{Rate: 1000, Burst: 1}
+	var order []Status
+	sum, err := s.Scan(testContext(t), strings.NewReader(list), func(r *Result) { order = append(order, r.Status) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A closed port costs one datagram: INFO, then the ICMP error.
+	if sum.Answered != live || sum.Unreachable != closed || sum.Sent != 4*live+closed {
+		t.Fatalf("%+v", sum)
+	}
+	answered, early := 0, 0
+	for _, st := range order {
+		if st == StatusAnswered {
+			if answered++; answered == live {
+				break
+			}
+		} else {
+			early++
+		}
+	}
+	if early > closed/2 {
+		t.Errorf("%d of %d closed ports were done before the last live server", early, closed)
+	}
+}
+
+// testContext bounds a test's scan.
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
