@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -329,9 +330,11 @@ func TestScanSplitRepliesInterleaved(t *testing.T) {
 }
 
 func TestScanGarbage(t *testing.T) {
-	// An unreadable datagram cannot be told apart while several sections
-	// wait: it is ignored. While one section waits, it fails that one.
-	t.Run("several waiting", func(t *testing.T) {
+	t.Parallel()
+	// A datagram that is not A2S may be a stray: it ends nothing at once.
+	// A section that then gets no answer reports the server as one that
+	// answered, but not with A2S, rather than as silent.
+	t.Run("then answers", func(t *testing.T) {
 		handle := challenged(t, 3)
 		srv := startScript(t, func(n int, req a2s.Request) [][]byte {
 			out := handle(n, req)
@@ -343,19 +346,18 @@ func TestScanGarbage(t *testing.T) {
 		r, _ := scanOne(t, &patient, srv.addr)
 		checkAnswered(t, r)
 	})
-	t.Run("one waiting", func(t *testing.T) {
+	t.Run("garbage only", func(t *testing.T) {
 		srv := startScript(t, func(_ int, req a2s.Request) [][]byte {
 			if !req.HasChallenge {
 				return [][]byte{a2s.AppendChallenge(nil, 3)}
 			}
 			return [][]byte{[]byte("\xFF\xFF\xFF")}
 		})
-		s := patient
-		s.Protocol = A2S{Info: true}
-		r, _ := scanOne(t, &s, srv.addr)
+		s := &Scanner{Protocol: A2S{Info: true}, Timeout: 30 * time.Millisecond, MinTimeout: 30 * time.Millisecond, Retries: -1}
+		r, _ := scanOne(t, s, srv.addr)
 		var pe *a2s.ParseError
-		if r.Status != StatusFailed || !errors.As(r.A2S.InfoErr, &pe) {
-			t.Fatalf("status %v, info error %v", r.Status, r.A2S.InfoErr)
+		if err := r.A2S.InfoErr; r.Status != StatusFailed || !errors.Is(err, a2s.ErrNotA2S) || errors.Is(err, a2s.ErrTimeout) || !errors.As(err, &pe) {
+			t.Fatalf("status %v, info error %v", r.Status, err)
 		}
 	})
 }
@@ -533,4 +535,104 @@ func TestSetBehind(t *testing.T) {
 	if got := e.behind.Load(); got != 0 {
 		t.Errorf("behind %d, want 0", got)
 	}
+}
+
+func TestScanDeadline(t *testing.T) {
+	t.Parallel()
+	// The server answers INFO, never PLAYER or RULES. Only the Deadline
+	// can end the target: each send waits 20 s.
+	srv := startScript(t, func(_ int, req a2s.Request) [][]byte {
+		if req.Type == a2s.TypeInfoRequest {
+			return [][]byte{answer(t, req)}
+		}
+		return nil
+	})
+	s := patient
+	s.Retries = 5
+	s.Deadline = 100 * time.Millisecond
+	r, sum := scanOne(t, &s, srv.addr)
+	a := r.A2S
+	if r.Status != StatusPartial || a.Info == nil || !errors.Is(a.PlayersErr, a2s.ErrTimeout) || !errors.Is(a.RulesErr, a2s.ErrTimeout) {
+		t.Fatalf("status %v, %+v", r.Status, a)
+	}
+	// A server without challenges gets PLAYER alone after INFO, and RULES
+	// would follow PLAYER's answer.
+	checkTraffic(t, srv, sum, "T- U-", 0)
+}
+
+func TestSessionKeepsChallenge(t *testing.T) {
+	t.Parallel()
+	// A poller runs the same server again and again on one Session: after
+	// the first scan, the challenge is known and every section goes at once.
+	srv := startScript(t, challenged(t, 0x51))
+	ss, err := patient.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	targets := []Target{{Addr: srv.addr, Input: "my server", Line: 7}}
+	for i := range 3 {
+		var got []*Result
+		sum, err := ss.Run(testContext(t), slices.Values(targets), func(r *Result) { got = append(got, r) })
+		if err != nil || len(got) != 1 || sum.Targets != 1 {
+			t.Fatalf("run %d: %v, %d results, %+v", i, err, len(got), sum)
+		}
+		checkAnswered(t, got[0])
+		if tg := got[0].Target; tg.Input != "my server" || tg.Line != 7 || got[0].Addr != srv.addr {
+			t.Errorf("run %d: target %+v, addr %v", i, tg, got[0].Addr)
+		}
+	}
+	checkTraffic(t, srv, Summary{Sent: 10}, "T- T51 U51 V51 T51 U51 V51 T51 U51 V51", 0)
+}
+
+func TestSessionTargetsFromChannel(t *testing.T) {
+	t.Parallel()
+	// Targets come from a channel, each with the sections it wants; two
+	// runs share the session at once.
+	srv := startScript(t, challenged(t, 0x99))
+	other := startScript(t, challenged(t, 0x98))
+	ss, err := patient.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	ctx := testContext(t)
+	runs := make(chan []*Result, 2)
+	for _, tg := range []Target{
+		{Addr: srv.addr, Sections: a2s.SectionRules},
+		{Addr: other.addr, Sections: a2s.SectionInfo | a2s.SectionPlayers},
+	} {
+		ch := make(chan Target)
+		go func() {
+			ch <- tg
+			close(ch)
+		}()
+		go func() {
+			var got []*Result
+			_, err := ss.Run(ctx, Channel(ctx, ch), func(r *Result) { got = append(got, r) })
+			if err != nil {
+				t.Error(err)
+			}
+			runs <- got
+		}()
+	}
+	for range 2 {
+		got := <-runs
+		if len(got) != 1 || got[0].Status != StatusAnswered {
+			t.Fatalf("results %+v", got)
+		}
+		a := got[0].A2S
+		switch got[0].Addr {
+		case srv.addr:
+			if a.Info != nil || a.Players != nil || a.Rules == nil {
+				t.Errorf("asked for rules, got %+v", a)
+			}
+		case other.addr:
+			if a.Info == nil || a.Players == nil || a.Rules != nil {
+				t.Errorf("asked for info and players, got %+v", a)
+			}
+		}
+	}
+	checkTraffic(t, srv, Summary{Sent: 2}, "V- V99", 0)
+	checkTraffic(t, other, Summary{Sent: 3}, "T- T98 U98", 0)
 }

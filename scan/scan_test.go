@@ -403,12 +403,13 @@ func TestScanStreamsTargets(t *testing.T) {
 	t.Logf("heap in use: base %d, peak %d; %v", base, peak, sum.Elapsed)
 }
 
-// closedTargets returns n loopback ports nobody listens on.
+// closedTargets returns n loopback ports nobody listens on. They are on
+// 127.0.0.2, where the other tests bind nothing that could take them.
 func closedTargets(t *testing.T, n int) string {
 	t.Helper()
 	var b strings.Builder
 	for range n {
-		c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+		c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 2)})
 		if err != nil {
 			t.Fatal(err)
 		}
