@@ -10,7 +10,7 @@ import (
 )
 
 // OGP asks each server the Open Game Protocol default query
-// (specs/ogp-0.91.txt) through one ogp.Client shared by the whole scan:
+// (the OGP v0.91 specification) through one ogp.Client shared by the whole scan:
 // one socket, replies demultiplexed by address and request ID, the
 // challenge kept per server, splits reassembled. The client resends
 // unanswered requests itself (Scanner.Timeout per attempt,
