@@ -442,3 +442,22 @@ func TestConversationReuse(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+func TestConversationChallengeRestartsTimeout(t *testing.T) {
+	t.Parallel()
+	// The request resent after a challenge is a new request: it waits a
+	// whole Timeout of its own, however long the challenge took to come.
+	ct := startConv(t, &Query{Sections: SectionInfo, Retries: -1, Deadline: -1}, 0, false)
+	ct.expect("T-")
+	ct.now = ct.now.Add(600 * time.Millisecond)
+	ct.recv(AppendChallenge(nil, 9))
+	ct.expect("T9")
+	if d := ct.c.Wake().Sub(ct.now); d != DefaultTimeout {
+		t.Fatalf("the resent request waits %v, want %v", d, DefaultTimeout)
+	}
+	ct.now = ct.now.Add(600 * time.Millisecond)
+	ct.recv(ct.encode(convInfo))
+	if r := ct.c.Result(); !ct.c.Done() || r.InfoErr != nil {
+		t.Fatalf("%+v", r)
+	}
+}

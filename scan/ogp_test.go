@@ -13,6 +13,7 @@ import (
 )
 
 func TestScanOGP(t *testing.T) {
+	t.Parallel()
 	var list strings.Builder
 	want := map[string]Status{}
 	for _, name := range []string{"v0.91", "split-out-of-order", "challenge-churn", "banned"} {
@@ -65,6 +66,7 @@ func TestScanOGP(t *testing.T) {
 }
 
 func TestScanOGPFleet(t *testing.T) {
+	t.Parallel()
 	// A fleet answers OGP on its A2S ports: every server comes back with
 	// its own content, all of them queried at once.
 	f := startFleet(t, sim.FleetConfig{N: 300, Challenge: true})

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -195,6 +196,7 @@ func checkTraffic(t *testing.T, srv *scriptServer, sum Summary, want string, res
 var patient = Scanner{Timeout: 20 * time.Second, MinTimeout: 20 * time.Second, Retries: -1}
 
 func TestScanAsksSectionsTogether(t *testing.T) {
+	t.Parallel()
 	// The server holds its answers back until it has all three requests
 	// made with the challenge: a client asking one section at a time would
 	// wait forever.
@@ -218,6 +220,7 @@ func TestScanAsksSectionsTogether(t *testing.T) {
 }
 
 func TestScanRechallengeMidway(t *testing.T) {
+	t.Parallel()
 	// The server answers INFO with the first challenge, then changes its
 	// challenge: PLAYER and RULES are asked again with the new one, INFO
 	// is not.
@@ -239,6 +242,7 @@ func TestScanRechallengeMidway(t *testing.T) {
 }
 
 func TestScanTooManyChallenges(t *testing.T) {
+	t.Parallel()
 	// Every A2S_PLAYER earns a new challenge, and INFO with a challenge is
 	// never answered: the sections in the air fail after MaxChallenges
 	// challenges without an answer.
@@ -261,6 +265,7 @@ func TestScanTooManyChallenges(t *testing.T) {
 }
 
 func TestScanResendsOnlyTheLostSection(t *testing.T) {
+	t.Parallel()
 	// The first PLAYER answer is lost: PLAYER alone is asked again.
 	var once sync.Once
 	handle := challenged(t, 0x77)
@@ -282,6 +287,7 @@ func TestScanResendsOnlyTheLostSection(t *testing.T) {
 }
 
 func TestScanRetriesPerSection(t *testing.T) {
+	t.Parallel()
 	// RULES is never answered: it alone uses up its retries and fails with
 	// a timeout; the other sections stand.
 	handle := challenged(t, 9)
@@ -301,6 +307,7 @@ func TestScanRetriesPerSection(t *testing.T) {
 }
 
 func TestScanSplitRepliesInterleaved(t *testing.T) {
+	t.Parallel()
 	// PLAYER and RULES both come split, their fragments shuffled together
 	// and one of them duplicated.
 	var parked [][]byte
@@ -363,6 +370,7 @@ func TestScanGarbage(t *testing.T) {
 }
 
 func TestScanProfiles(t *testing.T) {
+	t.Parallel()
 	// The quirks of real servers, played by a2stest, with what each
 	// server must have seen.
 	for _, tc := range []struct {
@@ -401,6 +409,7 @@ func TestScanProfiles(t *testing.T) {
 }
 
 func TestScanBanned(t *testing.T) {
+	t.Parallel()
 	// A server that refuses the client with an 'l' reply fails every
 	// section at once with its message, and is never asked again.
 	p, _ := a2stest.ProfileByName("banned")
@@ -423,6 +432,7 @@ func TestScanBanned(t *testing.T) {
 }
 
 func TestScanHostIntervalOneAtATime(t *testing.T) {
+	t.Parallel()
 	// With HostInterval, a server gets one request at a time, spaced.
 	srv := startScript(t, challenged(t, 0x42))
 	const gap = 40 * time.Millisecond
@@ -470,21 +480,34 @@ func TestScanContextDuringPipeline(t *testing.T) {
 }
 
 func TestScanWaitsForEmit(t *testing.T) {
+	// Not parallel: it sets testHookWait.
+	//
 	// Bad lines are done at once. While emit is stuck, the scan stops
 	// reading targets once maxUnemitted results wait, although it has
-	// slots to spare.
+	// slots to spare: it never reads more than that ahead of what it
+	// emitted, the targets taken ahead of the dispatcher and what the line
+	// reader buffers (16 KB).
 	const n = 500
 	src := &lineSource{addrs: []string{"bad:0 # " + strings.Repeat("x", 900)}, n: n}
 	lineLen := int64(len(src.addrs[0]) + 1)
+	var emitted atomic.Int64
+	limit := (maxUnemitted + 2 + feedBuffer + 1 + 16<<10/lineLen + 1) * lineLen
+	src.check = func(read int64) {
+		if ahead := read - emitted.Load()*lineLen; ahead > limit {
+			t.Errorf("%d bytes read ahead of the results, limit %d", ahead, limit)
+		}
+	}
+	waiting := make(chan struct{})
+	var once sync.Once
+	testHookWait = func() { once.Do(func() { close(waiting) }) }
+	defer func() { testHookWait = nil }()
 	release := make(chan struct{})
 	done := make(chan Summary, 1)
 	go func() {
-		first := true
 		s := &Scanner{Concurrency: 10 * n}
 		sum, err := s.Scan(context.Background(), src, func(*Result) {
-			if first {
-				first = false
-				<-release
+			if emitted.Add(1) == 1 {
+				<-release // stuck until the dispatcher waits
 			}
 		})
 		if err != nil {
@@ -492,17 +515,10 @@ func TestScanWaitsForEmit(t *testing.T) {
 		}
 		done <- sum
 	}()
-	// Wait until the reading stops (or the bound runs out).
-	last := int64(-1)
-	for i := 0; i < 100 && src.read.Load() != last; i++ {
-		last = src.read.Load()
-		time.Sleep(20 * time.Millisecond)
-	}
-	// The stuck result, maxUnemitted waiting and one more, the targets
-	// taken ahead of the dispatcher, plus what the line reader buffers
-	// (16 KB).
-	if lines := src.read.Load() / lineLen; lines > maxUnemitted+2+feedBuffer+1+16<<10/lineLen+1 {
-		t.Errorf("%d lines read while emit was stuck", lines)
+	select {
+	case <-waiting:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the dispatcher never waited for the stuck emitter")
 	}
 	close(release)
 	if sum := <-done; sum.Targets != n || sum.Failed != n {

@@ -103,6 +103,10 @@ func (e *engine) run(ctx context.Context, seq iter.Seq[Target], emit func(*Resul
 	return sum, ctx.Err()
 }
 
+// testHookWait, if set, is called when the dispatcher starts waiting for
+// the emitter or the sockets to catch up.
+var testHookWait func()
+
 // dispatch takes the targets and starts each one when a slot is free,
 // until the targets end or ctx is done.
 func (r *run) dispatch(feed <-chan Target) {
@@ -113,6 +117,9 @@ func (r *run) dispatch(feed <-chan Target) {
 			wake := e.caughtUpChan()
 			if e.behind.Load() == 0 && r.unemitted.Load() <= maxUnemitted {
 				break
+			}
+			if testHookWait != nil {
+				testHookWait()
 			}
 			select {
 			case <-wake:

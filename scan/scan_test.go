@@ -79,6 +79,7 @@ func checkFleetResult(t *testing.T, f *sim.Fleet, i int, r *Result) {
 }
 
 func TestScanFleet(t *testing.T) {
+	t.Parallel()
 	f := startFleet(t, sim.FleetConfig{N: 200, Challenge: true})
 	s := &Scanner{Concurrency: 64}
 	got, sum := collect(t, s, strings.NewReader(fleetTargets(f)))
@@ -99,6 +100,7 @@ func TestScanFleet(t *testing.T) {
 }
 
 func TestScanLossRetries(t *testing.T) {
+	t.Parallel()
 	f := startFleet(t, sim.FleetConfig{N: 200, Challenge: true, Loss: 0.05, Reorder: 0.05, Duplicate: 0.05, Seed: 7})
 	s := &Scanner{Concurrency: 100, Retries: 4, MinTimeout: 20 * time.Millisecond, Timeout: 200 * time.Millisecond}
 	got, sum := collect(t, s, strings.NewReader(fleetTargets(f)))
@@ -116,6 +118,7 @@ func TestScanLossRetries(t *testing.T) {
 }
 
 func TestScanSelectedSections(t *testing.T) {
+	t.Parallel()
 	f := startFleet(t, sim.FleetConfig{N: 5})
 	got, sum := collect(t, &Scanner{Protocol: A2S{Players: true}}, strings.NewReader(fleetTargets(f)))
 	if sum.Answered != 5 {
@@ -156,6 +159,7 @@ func silentServers(t *testing.T, n int) (string, []*net.UDPConn) {
 }
 
 func TestScanTimeoutAndBadLines(t *testing.T) {
+	t.Parallel()
 	list := silentTargets(t, 3) + "not a target\n127.0.0.1:99999\n"
 	s := &Scanner{Retries: 1, Timeout: 30 * time.Millisecond, MinTimeout: 10 * time.Millisecond}
 	var results []*Result
@@ -291,6 +295,7 @@ func startLimitServer(t *testing.T, n int, delay time.Duration) (*limitServer, s
 }
 
 func TestScanMaxPerIP(t *testing.T) {
+	t.Parallel()
 	ls, list := startLimitServer(t, 20, 5*time.Millisecond)
 	s := &Scanner{Protocol: A2S{Info: true}, MaxPerIP: 3, Concurrency: 20, Timeout: 5 * time.Second, MinTimeout: 5 * time.Second}
 	_, sum := collect(t, s, strings.NewReader(list))
@@ -305,6 +310,7 @@ func TestScanMaxPerIP(t *testing.T) {
 }
 
 func TestScanHostInterval(t *testing.T) {
+	t.Parallel()
 	// Each server is listed three times: its queries must be one at a
 	// time and HostInterval apart.
 	ls, list := startLimitServer(t, 4, 0)
@@ -333,6 +339,7 @@ type lineSource struct {
 	n, i  int
 	pend  []byte
 	read  atomic.Int64
+	check func(read int64) // if set, called with the bytes read so far at each Read
 }
 
 func (l *lineSource) Read(p []byte) (int, error) {
@@ -346,7 +353,10 @@ func (l *lineSource) Read(p []byte) (int, error) {
 	}
 	n := copy(p, l.pend)
 	l.pend = append(l.pend[:0], l.pend[n:]...)
-	l.read.Add(int64(n))
+	read := l.read.Add(int64(n))
+	if l.check != nil {
+		l.check(read)
+	}
 	return n, nil
 }
 
