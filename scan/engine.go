@@ -33,7 +33,8 @@ const maxUnemitted = 64
 // round-trip estimates learned.
 type engine struct {
 	proto    Protocol
-	query    a2s.Query // the template of every A2S conversation
+	query    a2s.Query     // the template of every A2S conversation
+	deadline time.Duration // per server; negative: none
 	interval time.Duration
 	maxPerIP int
 	slots    int // Concurrency
@@ -132,12 +133,12 @@ func (s *Scanner) open(cache bool) (*engine, error) {
 		e.chals = map[netip.AddrPort]uint32{}
 		e.chalMax = orDefault(s.ChallengeCache, DefaultChallengeCache)
 	}
-	deadline := s.Deadline
-	if deadline == 0 {
-		deadline = DefaultDeadline
+	e.deadline = s.Deadline
+	if e.deadline == 0 {
+		e.deadline = DefaultDeadline
 	}
 	if p, ok := e.proto.(A2S); ok {
-		e.query = p.query(retries, deadline, e.interval > 0)
+		e.query = p.query(retries, e.deadline, e.interval > 0)
 	}
 
 	// IPv4 sockets for IPv4 servers (cheaper than v4-mapped addresses on

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"context"
 	"errors"
 	"net"
 	"sync"
@@ -208,8 +209,8 @@ func (f *flight) paced(now time.Time) {
 func (f *flight) handle(b []byte, now time.Time, out *udpio.Writer) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.done || !f.launched {
-		return
+	if f.done || !f.launched || f.r.e.blocking != nil {
+		return // an OGP server's replies go to the ogp.Client's socket
 	}
 	f.received++
 	f.conv.Receive(b, now)
@@ -228,7 +229,7 @@ func (f *flight) handle(b []byte, now time.Time, out *udpio.Writer) {
 func (f *flight) unreachable(err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.done || !f.launched {
+	if f.done || !f.launched || f.r.e.blocking != nil {
 		return
 	}
 	f.conv.Unreachable(err)
@@ -274,7 +275,13 @@ func (f *flight) converse() {
 			return
 		}
 	}
-	status, fill := r.e.blocking.query(r.ctx, f.res.Addr)
+	ctx := r.ctx
+	if r.e.deadline > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.e.deadline)
+		defer cancel()
+	}
+	status, fill := r.e.blocking.query(ctx, f.res.Addr)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.done {

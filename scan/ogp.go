@@ -4,19 +4,20 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"syscall"
 	"time"
 
 	"github.com/gsq-project/gsq/ogp"
 )
 
-// OGP asks each server the Open Game Protocol default query
-// (the OGP v0.91 specification) through one ogp.Client shared by the whole scan:
+// OGP asks each server the Open Game Protocol default query (see the OGP
+// v0.91 specification) through one ogp.Client shared by the whole scan:
 // one socket, replies demultiplexed by address and request ID, the
 // challenge kept per server, splits reassembled. The client resends
 // unanswered requests itself (Scanner.Timeout per attempt,
-// Scanner.Retries times), so OGP conversations are not paced datagram by
-// datagram: each query reserves one send slot when it starts. OGP has no
-// standard port: every target line needs one.
+// Scanner.Retries times, within Scanner.Deadline), so OGP conversations
+// are not paced datagram by datagram: each query takes one send slot when
+// it starts. OGP has no standard port: every target line needs one.
 type OGP struct {
 	Dialect ogp.Dialect // ogp.V091 by default
 	Query   *ogp.Query  // what to ask; nil asks everything (ogp.QueryAll)
@@ -52,6 +53,9 @@ func (p OGP) session(timeout time.Duration, retries, readBuffer int) blockingSes
 		all := ogp.QueryAll(p.Dialect)
 		q = &all
 	}
+	if retries == 0 {
+		retries = -1 // none, whether ogp reads 0 as none or as its default
+	}
 	c := &ogp.Client{Dialect: p.Dialect, Timeout: timeout, Retries: retries, ReadBuffer: readBuffer}
 	return &ogpSession{c: c, q: q}
 }
@@ -76,6 +80,8 @@ func (s *ogpSession) query(ctx context.Context, addr netip.AddrPort) (Status, fu
 		status = StatusPartial
 	case errors.Is(err, ogp.ErrTimeout):
 		status = StatusTimedOut
+	case errors.Is(err, syscall.ECONNREFUSED):
+		status = StatusUnreachable
 	}
 	return status, func(r *Result) { r.OGP = res }
 }

@@ -70,7 +70,9 @@ func TestScanOGPFleet(t *testing.T) {
 	// A fleet answers OGP on its A2S ports: every server comes back with
 	// its own content, all of them queried at once.
 	f := startFleet(t, sim.FleetConfig{N: 300, Challenge: true})
-	s := &Scanner{Protocol: OGP{}, Concurrency: 300}
+	// Patient: under the race detector on a busy machine, an answer may
+	// take seconds.
+	s := &Scanner{Protocol: OGP{}, Concurrency: 300, Timeout: 5 * time.Second, Deadline: -1}
 	got, sum := collect(t, s, strings.NewReader(fleetTargets(f)))
 	if sum.Answered != f.Len() {
 		t.Errorf("summary %+v, want all %d answered", sum, f.Len())
