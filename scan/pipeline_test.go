@@ -42,8 +42,9 @@ func startScript(t *testing.T, handle func(n int, req a2s.Request) [][]byte) *sc
 	go func() {
 		defer close(done)
 		buf := make([]byte, 2048)
+		read := stampedReader(c)
 		for {
-			n, from, err := c.ReadFromUDPAddrPort(buf)
+			n, from, at, err := read(buf)
 			if err != nil {
 				return
 			}
@@ -55,7 +56,7 @@ func startScript(t *testing.T, handle func(n int, req a2s.Request) [][]byte) *sc
 			s.mu.Lock()
 			i := len(s.log)
 			s.log = append(s.log, req)
-			s.at = append(s.at, time.Now())
+			s.at = append(s.at, at)
 			s.mu.Unlock()
 			for _, d := range handle(i, req) {
 				if _, err := c.WriteToUDPAddrPort(d, from); err != nil {

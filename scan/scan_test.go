@@ -268,12 +268,12 @@ func startLimitServer(t *testing.T, n int, delay time.Duration) (*limitServer, s
 		fmt.Fprintln(&b, c.LocalAddr())
 		go func() {
 			buf := make([]byte, 1500)
+			read := stampedReader(c)
 			for {
-				_, from, err := c.ReadFromUDPAddrPort(buf)
+				_, from, now, err := read(buf)
 				if err != nil {
 					return
 				}
-				now := time.Now()
 				ls.mu.Lock()
 				ls.requests++
 				ls.open++
