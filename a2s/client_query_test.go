@@ -227,3 +227,43 @@ func TestClientBombNeighbour(t *testing.T) {
 		}
 	}
 }
+
+func TestClientLocalAddr(t *testing.T) {
+	t.Parallel()
+	// The client binds LocalAddr: the server sees its requests come from
+	// there.
+	seen := make(chan netip.AddrPort, 4)
+	reply, err := a2stest.DefaultInfo().AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := newFakePeer(t, func(conn *net.UDPConn, from netip.AddrPort, _ []byte) {
+		seen <- from
+		conn.WriteToUDPAddrPort(reply, from)
+	})
+	pc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := pc.LocalAddr().(*net.UDPAddr).AddrPort()
+	pc.Close() // a free port, for the client to bind
+	c := &a2s.Client{LocalAddr: local, ReadBuffer: 1 << 16}
+	defer c.Close()
+	if _, err := c.Info(testCtx(t), addr); err != nil {
+		t.Fatal(err)
+	}
+	if from := <-seen; from != local {
+		t.Errorf("request from %v, want %v", from, local)
+	}
+}
+
+func TestTextUTF8Latin1(t *testing.T) {
+	t.Parallel()
+	// Old GoldSource servers send Latin-1: 0xE9 is "é", as ogp and rcon
+	// read it; valid UTF-8 stays as it is.
+	for in, want := range map[string]string{"caf\xe9": "café", "café": "café", "\x01\xffx": "\x01ÿx"} {
+		if got := a2s.Text(in).UTF8(); got != want {
+			t.Errorf("Text(%q).UTF8() = %q, want %q", in, got, want)
+		}
+	}
+}
