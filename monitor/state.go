@@ -50,6 +50,11 @@ type ServerState struct {
 	Queries map[string]uint64 `json:"queries"`
 	// QueryDuration is how long the last poll took.
 	QueryDuration time.Duration `json:"-"`
+	// Uptime24h is the fraction (0..1) of the server's polls over the last
+	// 24 hours that were up, as cached by the monitor (refreshed from the
+	// store every few minutes, so that listing thousands of servers reads
+	// no database); nil until known.
+	Uptime24h *float64 `json:"uptime_24h,omitempty"`
 }
 
 // Player is a player online now.

@@ -9,13 +9,20 @@ package ogp
 // cleared). Any other error returns a nil Answer. Trailing bytes after
 // the last section are ignored.
 func ParseAnswer(body []byte, d Dialect) (*Answer, error) {
+	a, _, err := parseAnswer(body, d)
+	return a, err
+}
+
+// parseAnswer is ParseAnswer, also returning how many bytes were left
+// after the last section.
+func parseAnswer(body []byte, d Dialect) (*Answer, int, error) {
 	a := new(Answer)
 	dec := newDecoder(body, d, "answer")
 	a.parse(&dec)
 	if dec.err != nil && dec.err.Err != ErrUnknownField {
-		return nil, dec.err
+		return nil, 0, dec.err
 	}
-	return a, dec.error()
+	return a, dec.r.Len(), dec.error()
 }
 
 // answerSections are the sections of an answer in wire order.

@@ -65,7 +65,7 @@ func BenchmarkServerAnswers(b *testing.B) {
 
 // BenchmarkClientQuery is a full loopback round trip.
 func BenchmarkClientQuery(b *testing.B) {
-	p, _ := ogptest.ProfileByName("v0.91")
+	p, _ := ogptest.LookupProfile("v0.91")
 	srv := ogptest.NewServer(p)
 	defer srv.Close()
 	c := &ogp.Client{}
@@ -78,4 +78,23 @@ func BenchmarkClientQuery(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+}
+
+// BenchmarkServerChallenge measures HandlePacket on an unproven Default
+// Query, the path a flood of spoofed queries takes: error 3 with the copy
+// of the request.
+func BenchmarkServerChallenge(b *testing.B) {
+	s := sampleServer(ogp.V091, 16)
+	q := ogp.QueryAll(ogp.V091)
+	pkt := packet(ogp.Header{Type: ogp.TypeDefault, Flags: ogp.FlagChallenge | ogp.FlagRequestID | ogp.FlagSplit, RequestID: 1, MaxBytesPerPacket: 1400})
+	pkt, _ = q.Append(pkt, ogp.V091)
+	from := netip.MustParseAddrPort("127.0.0.1:5000")
+	var w discard
+	b.ReportAllocs()
+	for b.Loop() {
+		s.HandlePacket(&w, from, pkt)
+	}
+	if w.n < b.N {
+		b.Fatalf("%d datagrams for %d queries", w.n, b.N)
+	}
 }

@@ -11,7 +11,8 @@ import (
 // where spec bit "n.x" is bit n*7+x, so arrays of up to 9 bytes (63 bits)
 // are representable. Every mask type below is such a value.
 
-// maxBitArrayLen is the longest VarBitArray the decoder reads (notes 1.6.2).
+// maxBitArrayLen is the longest VarBitArray the decoder reads: the type
+// has no length limit of its own, so a peer could send an endless one.
 const maxBitArrayLen = 16
 
 // appendBitArray appends v as a minimal VarBitArray (at least one byte,
@@ -146,7 +147,7 @@ var infoNames = []bitName{
 // String lists the fields, e.g. "game-name|host-name".
 func (f InfoFields) String() string { return maskString(uint64(f), infoNames) }
 
-// v1InfoBits maps each InfoFields bit to its V1 wire bit (notes 1.5).
+// v1InfoBits maps each InfoFields bit to its V1 wire bit (see the package doc).
 var v1InfoBits = [...]struct{ logical, wire InfoFields }{
 	{InfoGameName, 1 << 0}, {InfoServerFlags, 1 << 1}, {InfoHostName, 1 << 2}, {InfoConnectPort, 1 << 3},
 	{InfoMod, 1 << 7}, {InfoGameType, 1 << 8}, {InfoGameMode, 1 << 9}, {InfoMap, 1 << 10}, {InfoNextMap, 1 << 11},

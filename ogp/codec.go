@@ -9,7 +9,7 @@ import (
 
 // maxEmptyEntries caps the count of a list whose entries carry no field
 // (an empty mask): such entries take no bytes, so the count is the only
-// thing a peer could inflate (notes 1.6.4).
+// thing a peer could inflate.
 const maxEmptyEntries = 65535
 
 // errCountTooBig reports a list count larger than the bytes left could
@@ -127,7 +127,7 @@ func (d *decoder) bitArray() uint64 {
 	return 0
 }
 
-// varUint reads a VarUINT8-32 (spec 3.4; V1 escapes per notes 1.5).
+// varUint reads a VarUINT8-32 (spec 3.4; the V1 escapes are in the package doc).
 // Non-minimal forms are accepted.
 func (d *decoder) varUint() uint32 {
 	b := d.u8()

@@ -11,6 +11,7 @@ type ColorEntry struct {
 }
 
 // ColorInfo is a StringColorInfo: the colour changes along a name.
+// Package ogpcolor renders a name with its ColorInfo.
 type ColorInfo []ColorEntry
 
 // Colour codes (spec 3.4 "StringColorInfoEntry").
@@ -32,13 +33,6 @@ func has16(v uint8) bool { return v >= 0x90 && v <= 0x9F }
 // are reserved but still carry the 16-bit value, so they parse).
 func knownColor(v uint8) bool {
 	return v <= 0x10 || v >= 0x20 && v <= 0x30 || v >= 0x40 && v <= 0x42 || has16(v)
-}
-
-// VGA is the 16-colour VGA palette as 0xRRGGBB, indexed by the low nibble
-// of codes 0x00..0x0F and 0x20..0x2F.
-var VGA = [16]uint32{
-	0x000000, 0x0000AA, 0x00AA00, 0x00AAAA, 0xAA0000, 0xAA00AA, 0xAA5500, 0xAAAAAA,
-	0x555555, 0x5555FF, 0x55FF55, 0x55FFFF, 0xFF5555, 0xFF55FF, 0xFFFF55, 0xFFFFFF,
 }
 
 // RGB565 expands a 5-6-5 colour (ColorValue16, TeamColor) to 8 bits per

@@ -1,13 +1,12 @@
 package ogp_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"net"
+	"fmt"
 	"net/netip"
-	"os"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,9 +17,9 @@ import (
 
 func newServer(t *testing.T, name string) *ogptest.Server {
 	t.Helper()
-	p, ok := ogptest.ProfileByName(name)
-	if !ok {
-		t.Fatalf("no profile %q", name)
+	p, err := ogptest.LookupProfile(name)
+	if err != nil {
+		t.Fatal(err)
 	}
 	s := ogptest.NewServer(p)
 	t.Cleanup(s.Close)
@@ -311,6 +310,7 @@ func sameAnswer(t *testing.T, got, want *ogp.Answer) {
 }
 
 func TestConversationFieldCombinations(t *testing.T) {
+	t.Parallel()
 	queries := map[string]ogp.Query{
 		"everything":       ogp.QueryAll(ogp.V091),
 		"nothing":          {},
@@ -327,6 +327,7 @@ func TestConversationFieldCombinations(t *testing.T) {
 	}
 	for _, d := range []ogp.Dialect{ogp.V091, ogp.V1} {
 		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
 			srv := newServer(t, map[ogp.Dialect]string{ogp.V091: "v0.91", ogp.V1: "v1"}[d])
 			full := ogptest.SampleAnswer(d, 4)
 			c := newClient(t, d)
@@ -355,36 +356,119 @@ func TestConversationFieldCombinations(t *testing.T) {
 }
 
 func TestChallengeFlow(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, "v0.91")
 	c := newClient(t, ogp.V091)
 	q := ogp.Query{Request: ogp.RequestRules}
-	if _, err := c.Query(ctxT(t), srv.Addr(), &q); err != nil {
+	resp, err := c.Query(ctxT(t), srv.Addr(), &q)
+	if err != nil {
 		t.Fatal(err)
 	}
 	// challenge 0 -> error 3 -> resend with the new challenge.
-	if n := srv.Packets(); n != 2 {
-		t.Fatalf("first query took %d datagrams, want 2", n)
+	if n := srv.Received(); n != 2 || resp.Stats != (ogp.Stats{Sent: 2, Rechallenged: 1}) {
+		t.Fatalf("first query took %d datagrams (stats %+v), want 2", n, resp.Stats)
 	}
 	if _, err := c.Query(ctxT(t), srv.Addr(), &q); err != nil {
 		t.Fatal(err)
 	}
-	if n := srv.Packets(); n != 3 {
+	if n := srv.Received(); n != 3 {
 		t.Fatalf("second query took %d datagrams, want 1 (cached challenge)", n-2)
 	}
 	// A ping teaches the challenge as well.
 	srv2 := newServer(t, "v0.91")
-	if _, err := c.Ping(ctxT(t), srv2.Addr()); err != nil {
-		t.Fatal(err)
+	if rtt, err := c.Ping(ctxT(t), srv2.Addr()); err != nil || rtt <= 0 {
+		t.Fatalf("ping: %v, %v", rtt, err)
 	}
 	if _, err := c.Query(ctxT(t), srv2.Addr(), &q); err != nil {
 		t.Fatal(err)
 	}
-	if n := srv2.Packets(); n != 2 {
+	if n := srv2.Received(); n != 2 {
 		t.Fatalf("ping + query took %d datagrams, want 2", n)
 	}
 }
 
+// TestError3Forms: gsq's client gets through whether error 3 carries the
+// new challenge in its header and the request copy (the specification's
+// form), in the header only, or in the copy only.
+func TestError3Forms(t *testing.T) {
+	t.Parallel()
+	for _, profile := range []string{"v0.91", "challenge-header-only", "challenge-copy-only"} {
+		t.Run(profile, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t, profile)
+			var forms []string
+			c := newClient(t, ogp.V091)
+			c.Debug = func(dir string, _ netip.AddrPort, b []byte) {
+				h, body, err := ogp.ParseHeader(b)
+				if dir == "recv" && err == nil && h.Type == ogp.TypeError {
+					e, _ := ogp.ParseErrorAnswer(body)
+					_, inCopy := e.Challenge()
+					forms = append(forms, fmt.Sprintf("header %v copy %v", h.Flags&ogp.FlagChallenge != 0, inCopy))
+				}
+			}
+			q := ogp.Query{Request: ogp.RequestServerInfo, Info: ogp.InfoHostName}
+			resp, err := c.Query(ctxT(t), srv.Addr(), &q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Answer.Info.HostName.String() != "gsq ogptest server" || resp.Stats != (ogp.Stats{Sent: 2, Rechallenged: 1}) {
+				t.Errorf("answer %q, stats %+v", resp.Answer.Info.HostName, resp.Stats)
+			}
+			want := map[string]string{"v0.91": "header true copy true", "challenge-header-only": "header true copy false",
+				"challenge-copy-only": "header false copy true"}[profile]
+			if len(forms) != 1 || forms[0] != want {
+				t.Errorf("error 3 answers seen: %q, want [%q]", forms, want)
+			}
+		})
+	}
+}
+
+// TestDialectMismatch: a client of one dialect asking a server of the
+// other gets an error that says so.
+func TestDialectMismatch(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		client  ogp.Dialect
+		q       ogp.Query
+		profile string
+		server  ogp.Dialect
+		want    string
+	}{
+		// The answer stops parsing at a bit v1 does not know.
+		{"v1 client", ogp.V1, ogp.QueryAll(ogp.V1), "v0.91", ogp.V091, "the server answers in dialect v0.91, not v1: parse "},
+		// The answer parses in v1 but leaves bytes: v1's host name bit is
+		// v0.91's mod bit, answered with two strings (the mod dir "ctf" is left).
+		{"v1 client, host name", ogp.V1, ogp.Query{Request: ogp.RequestServerInfo, Info: ogp.InfoHostName}, "v0.91", ogp.V091,
+			"the server answers in dialect v0.91, not v1: 4 bytes left after the answer"},
+		// The v1 server cannot parse the v0.91 query.
+		{"v0.91 client", ogp.V091, ogp.QueryAll(ogp.V091), "v1", ogp.V1, "server answered error 4 (invalid query): the server may speak dialect v1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t, tc.profile)
+			c := newClient(t, tc.client)
+			q := tc.q
+			resp, err := c.Query(ctxT(t), srv.Addr(), &q)
+			var de *ogp.DialectError
+			if !errors.As(err, &de) || de.Client != tc.client || de.Server != tc.server || resp != nil {
+				t.Fatalf("err = %v, want a *DialectError", err)
+			}
+			if !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "ogp: query 127.0.0.1:") {
+				t.Errorf("message %q does not say %q", err, tc.want)
+			}
+			// The same query in the server's dialect works.
+			c.Dialect = tc.server
+			q = ogp.QueryAll(tc.server)
+			if _, err := c.Query(ctxT(t), srv.Addr(), &q); err != nil {
+				t.Errorf("in the server's dialect: %v", err)
+			}
+		})
+	}
+}
+
 func TestErrorProfiles(t *testing.T) {
+	t.Parallel()
 	q := ogp.QueryAll(ogp.V091)
 	for _, tc := range []struct {
 		profile string
@@ -406,19 +490,20 @@ func TestErrorProfiles(t *testing.T) {
 		}
 	}
 	// Churn on every datagram: the client gives up after a bounded number of tries.
-	p, _ := ogptest.ProfileByName("challenge-churn")
+	p, _ := ogptest.LookupProfile("challenge-churn")
 	p.ChurnEvery = 1
 	always := ogptest.NewServer(p)
 	defer always.Close()
 	if _, err := c.Query(ctxT(t), always.Addr(), &q); !errors.Is(err, ogp.ErrTooManyChallenges) {
 		t.Fatalf("always churning: err = %v", err)
 	}
-	if n := always.Packets(); n > 5 {
-		t.Fatalf("client sent %d datagrams to an always-churning server", n)
+	if n := always.Received(); n != 4 {
+		t.Fatalf("client sent %d datagrams to an always-churning server, want 1 + 3 re-challenges", n)
 	}
 }
 
 func TestSplitOutOfOrder(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, "split-out-of-order")
 	c := newClient(t, ogp.V091)
 	var mu sync.Mutex
@@ -438,7 +523,7 @@ func TestSplitOutOfOrder(t *testing.T) {
 		if err != nil {
 			t.Fatalf("max %d: %v", max, err)
 		}
-		p, _ := ogptest.ProfileByName("split-out-of-order")
+		p, _ := ogptest.LookupProfile("split-out-of-order")
 		sameAnswer(t, resp.Answer, expect(p.Answer, &q, ogp.V091))
 		mu.Lock()
 		frags := 0
@@ -457,50 +542,8 @@ func TestSplitOutOfOrder(t *testing.T) {
 	}
 }
 
-func TestTimeoutAndCancel(t *testing.T) {
-	silent, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.MustParseAddrPort("127.0.0.1:0")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer silent.Close()
-	addr := silent.LocalAddr().(*net.UDPAddr).AddrPort()
-	c := &ogp.Client{Timeout: 50 * time.Millisecond, Retries: 1}
-	defer c.Close()
-	_, err = c.Ping(ctxT(t), addr)
-	if !errors.Is(err, ogp.ErrTimeout) || !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("err = %v, want ErrTimeout", err)
-	}
-	buf := make([]byte, 100)
-	got := 0
-	silent.SetReadDeadline(time.Now().Add(time.Second))
-	for {
-		if _, _, err := silent.ReadFrom(buf); err != nil {
-			break
-		}
-		got++
-	}
-	if got != 2 {
-		t.Fatalf("silent server saw %d pings, want 2 (1 + 1 retry)", got)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := c.Ping(ctx, addr); !errors.Is(err, context.Canceled) {
-		t.Fatalf("canceled: err = %v", err)
-	}
-	ctx, cancel = context.WithTimeout(context.Background(), 30*time.Millisecond)
-	defer cancel()
-	c2 := &ogp.Client{Timeout: time.Minute}
-	defer c2.Close()
-	if _, err := c2.Ping(ctx, addr); !errors.Is(err, ogp.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("ctx deadline: err = %v", err)
-	}
-	c.Close()
-	if _, err := c.Ping(ctxT(t), addr); !errors.Is(err, ogp.ErrClientClosed) {
-		t.Fatalf("closed: err = %v", err)
-	}
-}
-
 func TestConcurrentQueries(t *testing.T) {
+	t.Parallel()
 	a, b := newServer(t, "v0.91"), newServer(t, "split-out-of-order")
 	c := newClient(t, ogp.V091)
 	var wg sync.WaitGroup
@@ -523,209 +566,5 @@ func TestConcurrentQueries(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
-	}
-}
-
-// raw sends b to addr and returns the datagrams that come back within a
-// short bounded wait.
-func raw(t *testing.T, addr netip.AddrPort, b []byte) [][]byte {
-	t.Helper()
-	conn, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.MustParseAddrPort("127.0.0.1:0")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.WriteToUDPAddrPort(b, addr); err != nil {
-		t.Fatal(err)
-	}
-	var out [][]byte
-	buf := make([]byte, 65535)
-	conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-	for {
-		n, _, err := conn.ReadFromUDPAddrPort(buf)
-		if err != nil {
-			return out
-		}
-		out = append(out, append([]byte(nil), buf[:n]...))
-		conn.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
-	}
-}
-
-func packet(t *testing.T, h ogp.Header, body ...byte) []byte {
-	b, _ := h.AppendBinary(nil)
-	return append(b, body...)
-}
-
-func TestServerNeverAmplifiesBeforeChallenge(t *testing.T) {
-	srv := newServer(t, "split-out-of-order") // CopyRequest off
-	all := ogp.QueryAll(ogp.V091)
-	body, _ := all.Append(nil, ogp.V091)
-	cases := map[string][]byte{
-		"query challenge 0":  packet(t, ogp.Header{Type: ogp.TypeDefault, Flags: ogp.FlagChallenge | ogp.FlagRequestID, RequestID: 9}, body...),
-		"query no flags":     packet(t, ogp.Header{Type: ogp.TypeDefault}, body...),
-		"tiny query":         packet(t, ogp.Header{Type: ogp.TypeDefault}, 0x01, 0x01),
-		"ping":               packet(t, ogp.Header{Type: ogp.TypePing, Flags: ogp.FlagChallenge}),
-		"ping with id":       packet(t, ogp.Header{Type: ogp.TypePing, Flags: ogp.FlagChallenge | ogp.FlagRequestID, RequestID: 3}),
-		"unknown type":       packet(t, ogp.Header{Type: 0x42}),
-		"bad packet size":    packet(t, ogp.Header{Type: ogp.TypeDefault, Flags: ogp.FlagSplit, MaxBytesPerPacket: 20}, body...),
-		"wrong challenge":    packet(t, ogp.Header{Type: ogp.TypeDefault, Flags: ogp.FlagChallenge, Challenge: 12345}, body...),
-		"rcon":               packet(t, ogp.Header{Type: ogp.TypeRcon, Flags: ogp.FlagChallenge}, 1, 2, 3),
-		"answer is ignored":  packet(t, ogp.Header{Type: ogp.TypeDefault, Flags: ogp.FlagAnswer}, body...),
-		"error is ignored":   packet(t, ogp.Header{Type: ogp.TypeError}, 3),
-		"uplink is ignored":  packet(t, ogp.Header{Type: ogp.TypeMasterUplink}, 1, 0),
-		"garbage after pref": append([]byte{0xFF, 0xFF, 0xFF, 0xFF, 'O', 'G', 'P', 0}, 0xFF, 0xFF),
-	}
-	answered := map[string]bool{}
-	for name, req := range cases {
-		got := raw(t, srv.Addr(), req)
-		for _, p := range got {
-			if len(p) > len(req) {
-				t.Errorf("%s: %d-byte answer to a %d-byte request", name, len(p), len(req))
-			}
-		}
-		answered[name] = len(got) > 0
-	}
-	for _, name := range []string{"query challenge 0", "ping", "ping with id", "bad packet size", "wrong challenge"} {
-		if !answered[name] {
-			t.Errorf("%s: no answer", name)
-		}
-	}
-	for _, name := range []string{"answer is ignored", "error is ignored", "uplink is ignored", "garbage after pref", "tiny query"} {
-		if answered[name] {
-			t.Errorf("%s: answered", name)
-		}
-	}
-}
-
-func TestServerErrorAnswers(t *testing.T) {
-	srv := newServer(t, "v0.91")
-	ask := func(h ogp.Header, body ...byte) (ogp.Header, []byte) {
-		t.Helper()
-		got := raw(t, srv.Addr(), packet(t, h, body...))
-		if len(got) != 1 {
-			t.Fatalf("got %d datagrams", len(got))
-		}
-		ah, ab, err := ogp.ParseHeader(got[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ah, ab
-	}
-	// Learn the challenge with a ping.
-	ph, _ := ask(ogp.Header{Type: ogp.TypePing, Flags: ogp.FlagChallenge | ogp.FlagRequestID, RequestID: 5})
-	if ph.Flags != ogp.FlagAnswer|ogp.FlagChallenge|ogp.FlagRequestID || ph.RequestID != 5 || ph.Challenge == 0 {
-		t.Fatalf("ping answer header %+v", ph)
-	}
-	chal := ph.Challenge
-	proven := ogp.Header{Flags: ogp.FlagChallenge | ogp.FlagRequestID, Challenge: chal, RequestID: 6}
-	for _, tc := range []struct {
-		name string
-		h    ogp.Header
-		body []byte
-		code ogp.ErrorCode
-	}{
-		{"invalid type", withType(proven, ogp.TypeRcon), []byte{1}, ogp.ErrorInvalidType},
-		{"invalid query", withType(proven, ogp.TypeDefault), []byte{0x81}, ogp.ErrorInvalidQuery},
-		{"invalid value", ogp.Header{Type: ogp.TypeDefault, Flags: proven.Flags | ogp.FlagSplit, Challenge: chal, MaxBytesPerPacket: 1501}, []byte{0}, ogp.ErrorInvalidValue},
-	} {
-		h, b := ask(tc.h, tc.body...)
-		e, err := ogp.ParseErrorAnswer(b)
-		if h.Type != ogp.TypeError || err != nil || e.Code != tc.code {
-			t.Errorf("%s: %+v %+v %v", tc.name, h, e, err)
-		}
-	}
-	// Error 3 with the spec's request copy (the v0.91 profile opts in).
-	q := ogp.Query{Request: ogp.RequestRules}
-	body, _ := q.Append(nil, ogp.V091)
-	h, b := ask(ogp.Header{Type: ogp.TypeDefault, Flags: ogp.FlagChallenge | ogp.FlagRequestID, RequestID: 77}, body...)
-	e, err := ogp.ParseErrorAnswer(b)
-	if err != nil || e.Code != ogp.ErrorInvalidChallenge || h.Challenge != chal {
-		t.Fatalf("error 3: %+v %+v %v", h, e, err)
-	}
-	copyChal, ok := e.Challenge()
-	if !ok || copyChal != chal {
-		t.Fatalf("copy challenge %#x %v, want %#x", copyChal, ok, chal)
-	}
-	want := packet(t, ogp.Header{Type: ogp.TypeDefault, Flags: ogp.FlagChallenge | ogp.FlagRequestID, Challenge: chal, RequestID: 77}, body...)
-	if !bytes.Equal(e.Request, want) {
-		t.Fatalf("copy = % X\nwant   % X", e.Request, want)
-	}
-	// Sending the copy back gets the answer.
-	got := raw(t, srv.Addr(), e.Request)
-	if len(got) != 1 {
-		t.Fatalf("resent copy: %d datagrams", len(got))
-	}
-	ah, ab, _ := ogp.ParseHeader(got[0])
-	a, err := ogp.ParseAnswer(ab, ogp.V091)
-	if err != nil || ah.Type != ogp.TypeDefault || len(a.Rules) != 2 {
-		t.Fatalf("answer %+v %+v %v", ah, a, err)
-	}
-}
-
-func withType(h ogp.Header, t ogp.Type) ogp.Header {
-	h.Type = t
-	return h
-}
-
-func TestServerLatin1(t *testing.T) {
-	srv := newServer(t, "v1")
-	q := ogp.Query{Request: ogp.RequestRules}
-	body, _ := q.Append(nil, ogp.V1)
-	ping := raw(t, srv.Addr(), packet(t, ogp.Header{Type: ogp.TypePing, Flags: ogp.FlagChallenge}))
-	ph, _, _ := ogp.ParseHeader(ping[0])
-	for _, utf := range []bool{false, true} {
-		h := ogp.Header{Type: ogp.TypeDefault, Flags: ogp.FlagChallenge, Challenge: ph.Challenge}
-		if utf {
-			h.Flags |= ogp.FlagUTF8
-		}
-		got := raw(t, srv.Addr(), packet(t, h, body...))
-		ah, ab, _ := ogp.ParseHeader(got[0])
-		a, err := ogp.ParseAnswer(ab, ogp.V1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := "h\xe9llo"
-		if utf {
-			want = "héllo"
-		}
-		if a.Rules[1].Value.String() != want || (ah.Flags&ogp.FlagUTF8 != 0) != utf {
-			t.Errorf("utf8=%v: %q flags %v", utf, a.Rules[1].Value, ah.Flags)
-		}
-		if a.Rules[1].Value.UTF8() != "héllo" {
-			t.Errorf("UTF8() = %q", a.Rules[1].Value.UTF8())
-		}
-	}
-}
-
-func TestServerRateLimitAndShutdown(t *testing.T) {
-	s := &ogp.Server{RateLimit: 1e-6, NoChallenge: true, Handler: ogp.HandlerFunc(func(netip.AddrPort, *ogp.Query) (*ogp.Answer, error) {
-		return &ogp.Answer{Request: ogp.RequestRules}, nil
-	})}
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(pc) }()
-	addr := pc.LocalAddr().(*net.UDPAddr).AddrPort()
-	ping := packet(t, ogp.Header{Type: ogp.TypePing})
-	answers := 0
-	for range 4 {
-		answers += len(raw(t, addr, ping))
-	}
-	if answers != 1 {
-		t.Errorf("rate limit 1e-6/s (burst 1): %d answers to 4 pings, want 1", answers)
-	}
-	// Non-OGP datagrams on the same socket are ignored.
-	if got := raw(t, addr, []byte("\xFF\xFF\xFF\xFFTSource Engine Query\x00")); len(got) != 0 {
-		t.Errorf("answered an A2S datagram")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := s.Shutdown(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; !errors.Is(err, ogp.ErrServerClosed) {
-		t.Fatalf("Serve returned %v", err)
 	}
 }

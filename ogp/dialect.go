@@ -2,9 +2,9 @@ package ogp
 
 import "fmt"
 
-// Dialect selects the wire layout. The zero value is [V091], the
-// specification in specs/ogp-0.91.txt; [V1] is the layout of the later
-// server SDK that the deployed servers speak (see the package doc).
+// Dialect selects the wire layout. The zero value is [V091], the OGP v0.91
+// specification; [V1] is the layout of the later server SDK that the
+// deployed servers speak (see the package doc).
 type Dialect uint8
 
 // Dialects.
@@ -33,4 +33,12 @@ func ParseDialect(s string) (Dialect, error) {
 		return V1, nil
 	}
 	return 0, fmt.Errorf("ogp: unknown dialect %q (want v0.91 or v1)", s)
+}
+
+// other is the dialect that is not d.
+func (d Dialect) other() Dialect {
+	if d == V1 {
+		return V091
+	}
+	return V1
 }

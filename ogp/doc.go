@@ -1,6 +1,7 @@
-// Package ogp implements the Open Game Protocol (OGP) v0.91 over UDP, as
-// specified in specs/ogp-0.91.txt: the codec for every structure of the
-// spec (header, Ping, Default Query v1 request and answer with SERVERINFO,
+// Package ogp implements the Open Game Protocol (OGP) v0.91 over UDP, the
+// binary query protocol that Timo Stripf and Tobias Oetzel specified in
+// 2003-2004 (section numbers such as "spec 3.4" refer to the OGP v0.91
+// specification): the codec for every structure of the spec (header, Ping, Default Query v1 request and answer with SERVERINFO,
 // TEAMLIST, PLAYERLIST, RULELIST, ADDONLIST and LIMITLIST, StringColorInfo,
 // the VarBitArray, VarUINT8-32 and VarSINT8-32 types, error answers 0-4 and
 // the Master Server Uplink answer), a [Client], and a [Server] with a
@@ -28,9 +29,8 @@
 //     empty], GameType, GameMode, [MapFields, then the map, then the next
 //     map when bNextMap, both with the MapFields fields], the counts. The
 //     query carries [ModFields] after ServerInfoFields when bMod is asked
-//     and [MapFields] when bMap is. The notes give the order of the mod and
-//     map fields but no bit numbers: bit x is the x-th field of that order,
-//     and MapName is always sent in the map block.
+//     and [MapFields] when bMap is. Bit x of those masks is the x-th field
+//     of the order above, and MapName is always sent in the map block.
 //   - ServerFlags: bits 0.0-0.1 server type (1 listen, 2 dedicated), 0.2
 //     password, 0.3 proxy, 0.4-0.6 OS (v0.91: 0.0 dedicated, 0.1 proxy,
 //     0.2-0.5 OS).
@@ -43,7 +43,8 @@
 //
 // # How this package reads the ambiguous parts of v0.91
 //
-// Each point follows the field notes (notes 1.6):
+// The specification leaves some points open; the SDK and the clients that
+// followed it agree on these readings:
 //
 // HeadSize counts from the HeadSize byte itself to the first body byte, in
 // queries and answers alike, without the 8-byte FF FF FF FF "OGP\0"
@@ -87,34 +88,58 @@
 // Error 3 (invalid challenge): the body after the ErrorValue is a complete
 // query datagram (prefix, header holding the new challenge, original
 // body), the "copy of the request" the client must send back; the outer
-// header holds the new challenge too. The client takes the challenge from
-// the outer header or the copy but rebuilds the query itself, so it never
+// header holds the new challenge too. A server that omits either is still
+// understood: the client takes the challenge from the outer header or,
+// failing that, from the copy, but rebuilds the query itself, so it never
 // transmits bytes the peer chose, and sends it only to the address the
 // error came from. Other error values carry exactly one body byte.
 //
 // Challenge: a challenge flag in any answer means "this is the current
 // challenge" (the SDK sets it on every answer to a query that had the
 // flag); only error 3 means it was rejected. Clients ask with challenge 0,
-// in a Ping or in the query itself.
+// in a Ping or in the query itself; a query without the challenge field
+// is answered with error 3 as well ("if the number is wrong or you don't
+// specify one, you'll get one").
 //
-// # Client and server
+// # Client
 //
 // The [Client] always sends the challenge flag (0 until it knows one; it
 // caches the challenge per server), a random non-zero RequestID, and in
 // Default Queries bSplit with MaxBytesPerPacket 1400. It accepts only
 // answers from the target address with its RequestID and the query's type
 // or 0xFF, re-challenges on error 3 at most three times, resends
-// unanswered requests Retries times, and caps reassembled answers.
+// unanswered requests Retries times (2 by default), and caps reassembled
+// answers. The worst case of a call that is never answered is Timeout ×
+// (1 + Retries), 6 s with the defaults, unless the context ends it first.
+//
+// Every error of a call is an [*OpError] ("ogp: query 127.0.0.1:7776:
+// timeout after 3 attempts") wrapping a [*CallError], whose [Stats] say
+// how many datagrams the call sent, resent and re-challenged; a
+// [Response] carries the same Stats. A timeout is a [net.Error] matching
+// [ErrTimeout] and [os.ErrDeadlineExceeded]. When the answer parses only
+// in the other dialect, or the server rejects with error 4 a query whose
+// layout differs between the dialects, the error wraps a [*DialectError]
+// that names the dialect the server seems to speak.
+//
+// # Server
 //
 // The [Server] answers exactly the fields both the query and the [Handler]
-// name, echoing the masks. It answers Ping without a challenge, needs a
-// valid challenge for Default Queries (error 3 otherwise), answers error 0
-// to banned addresses, error 1 to unknown types (0x02 Rcon included),
-// error 2 to a MaxBytesPerPacket outside 500..1500 (V1: below 500) and
-// error 4 to a body it cannot parse. Answer-only types and answers are
-// ignored. Before a request proves its challenge, no answer is larger
-// than the request, which is why error 3 carries the request copy only
-// when [Server.CopyRequest] is set.
+// name, echoing the masks. It answers Ping without a challenge and needs
+// a valid challenge for Default Queries: a query with none or a wrong one
+// gets error 3 with the copy of the request, as the specification says,
+// so a client written from the specification alone can send the copy back
+// and get its answer. It answers error 0 to banned addresses, error 1 to
+// unknown types (0x02 Rcon included), error 2 to a MaxBytesPerPacket
+// outside 500..1500 (V1: below 500) and error 4 to a Default Query whose
+// body does not parse, whatever its challenge. Answer-only types and
+// answers are ignored.
+//
+// Amplification: before a request proves its challenge, the server never
+// answers with more than the request plus 32 bytes, nor with more than
+// three times the request (QUIC's anti-amplification limit, RFC 9000
+// section 8), and always in one datagram. Error 3 fits by construction:
+// it is the request, 4 bytes of challenge if the request had none, and a
+// header of at most 20 bytes. Each source address is rate limited.
 //
 // Other readings: PlayerIPv4 is a little-endian UINT32 like every UINTx, so
 // a.b.c.d is the number a<<24|b<<16|c<<8|d; an empty MapFile means "same

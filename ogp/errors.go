@@ -3,7 +3,8 @@ package ogp
 import (
 	"errors"
 	"fmt"
-	"os"
+
+	"github.com/gsq-project/gsq/internal/neterr"
 )
 
 // Codec errors. Parsers wrap them in a [*ParseError] that carries the
@@ -38,9 +39,10 @@ var (
 // Client and server errors.
 var (
 	// ErrTimeout means no complete answer arrived before the deadline.
-	// It also matches os.ErrDeadlineExceeded under errors.Is and has a
-	// Timeout method returning true, like a net.Error.
-	ErrTimeout error = timeoutError{}
+	// It is a [net.Error] whose Timeout method reports true, and it
+	// matches [os.ErrDeadlineExceeded] under errors.Is, as a socket
+	// deadline does.
+	ErrTimeout error = neterr.Timeout("ogp: timeout")
 	// ErrTooManyChallenges means the server kept rejecting the challenge
 	// number (error 3) and the client gave up.
 	ErrTooManyChallenges = errors.New("ogp: too many challenge rejections")
@@ -51,11 +53,12 @@ var (
 	ErrServerClosed = errors.New("ogp: server closed")
 )
 
-type timeoutError struct{}
-
-func (timeoutError) Error() string        { return "ogp: timeout" }
-func (timeoutError) Timeout() bool        { return true }
-func (timeoutError) Is(target error) bool { return target == os.ErrDeadlineExceeded }
+// OpError is the error of a [Client] call: its message is
+// "ogp: <op> <address>: <cause>", for example
+// "ogp: query 127.0.0.1:7776: timeout after 3 attempts", with op "ping"
+// or "query". It is a [net.Error] whose Timeout method reports whether the
+// cause is a timeout. The cause of a Client's OpError is a [*CallError].
+type OpError = neterr.OpError
 
 // ParseError reports malformed input: which structure, where, and why.
 type ParseError struct {
@@ -64,9 +67,13 @@ type ParseError struct {
 	Err     error  // the cause, one of the sentinels above
 }
 
-// Error returns "ogp: parse <Section> at offset N: <cause>".
+// Error returns "ogp: parse <Section> at offset N: <cause>", without the
+// cause's own "ogp: " prefix.
 func (e *ParseError) Error() string {
-	return fmt.Sprintf("ogp: parse %s at offset %d: %v", e.Section, e.Offset, e.Err)
+	if e.Err == nil {
+		return fmt.Sprintf("ogp: parse %s at offset %d", e.Section, e.Offset)
+	}
+	return fmt.Sprintf("ogp: parse %s at offset %d: %s", e.Section, e.Offset, trimPrefix(e.Err))
 }
 
 // Unwrap returns the cause.

@@ -183,9 +183,50 @@ func FuzzReassembly(f *testing.F) {
 			if err != nil {
 				return
 			}
-			if whole != nil && len(whole) > 4096 {
+			if len(whole) > 4096 {
 				t.Fatalf("reassembled %d bytes over the cap", len(whole))
 			}
+		}
+	})
+}
+
+// FuzzRequestCopy checks the copy of a request that error 3 carries: it
+// parses, holds the challenge, keeps every other header field and the
+// body, grows by at most 4 bytes, and copying it again changes nothing.
+func FuzzRequestCopy(f *testing.F) {
+	for _, p := range seedPackets(f) {
+		f.Add(p)
+	}
+	f.Add(unhex(f, "FF FF FF FF 4F 47 50 00 05 01 00 AB CD 01"))                      // extra header bytes
+	f.Add(unhex(f, "FF FF FF FF 4F 47 50 00 05 01 80 00 00 01"))                      // padded flags
+	f.Add(append(unhex(f, "FF FF FF FF 4F 47 50 00 FD 01 00"), make([]byte, 260)...)) // no room for a challenge
+	f.Fuzz(func(t *testing.T, b []byte) {
+		const chal = 0xA1B2C3D4
+		h, body, err := ParseHeader(b)
+		if err != nil {
+			return
+		}
+		c, err := appendRequestCopy([]byte{3}, b, chal)
+		if err != nil {
+			if h.Flags&FlagChallenge != 0 || int(b[PrefixLen])+4 <= 0xFF {
+				t.Fatalf("no copy of % X: %v", b, err)
+			}
+			return
+		}
+		if c[0] != 3 {
+			t.Fatalf("the copy overwrote the bytes before it")
+		}
+		c = c[1:]
+		h2, body2, err := ParseHeader(c)
+		want := h
+		want.Flags |= FlagChallenge
+		want.Challenge = chal
+		if err != nil || h2 != want || !bytes.Equal(body2, body) || len(c) > len(b)+4 {
+			t.Fatalf("copy of % X\n is % X: %+v, %v", b, c, h2, err)
+		}
+		again, err := appendRequestCopy(nil, c, chal)
+		if err != nil || !bytes.Equal(again, c) {
+			t.Fatalf("copying the copy % X gave % X, %v", c, again, err)
 		}
 	})
 }

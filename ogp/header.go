@@ -1,6 +1,7 @@
 package ogp
 
 import (
+	"encoding/binary"
 	"fmt"
 )
 
@@ -181,6 +182,41 @@ func ParseErrorAnswer(body []byte) (ErrorAnswer, error) {
 		e.Request = body[1:]
 	}
 	return e, nil
+}
+
+// appendRequestCopy appends to b the copy of query datagram req that an
+// error 3 answer carries: req itself, with the challenge flag set and the
+// challenge field holding challenge (inserted after the flags when req
+// had none, HeadSize growing by 4). Header bytes beyond the known fields
+// and the body are kept as they were, so the copy is at most 4 bytes
+// longer than req.
+func appendRequestCopy(b, req []byte, challenge uint32) ([]byte, error) {
+	h, _, err := ParseHeader(req)
+	if err != nil {
+		return b, err
+	}
+	// The flags start after the prefix, HeadSize and Type; ParseHeader
+	// found their last byte (bit 7 clear) inside the header.
+	at := PrefixLen + 2
+	for at < len(req) && req[at]&0x80 != 0 {
+		at++
+	}
+	at++
+	start := len(b)
+	if h.Flags&FlagChallenge != 0 {
+		b = append(b, req...)
+		binary.LittleEndian.PutUint32(b[start+at:], challenge)
+		return b, nil
+	}
+	size := int(req[PrefixLen]) + 4
+	if size > 0xFF {
+		return b, fmt.Errorf("%w: HeadSize %d leaves no room for a challenge", ErrTooLarge, req[PrefixLen])
+	}
+	b = append(b, req[:at]...)
+	b[start+PrefixLen] = byte(size)
+	b[start+PrefixLen+2] |= byte(FlagChallenge) // bit 0.1 is in the first flags byte
+	b = binary.LittleEndian.AppendUint32(b, challenge)
+	return append(b, req[at:]...), nil
 }
 
 // Challenge returns the new challenge held by the request copy of an

@@ -11,6 +11,7 @@ import (
 // Every structure survives encode -> decode in both dialects, and every
 // truncated prefix of the encoding is an error.
 func TestAnswerRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, d := range []ogp.Dialect{ogp.V091, ogp.V1} {
 		for _, players := range []int{0, 1, 4, 40} {
 			full := ogptest.SampleAnswer(d, players)
@@ -36,6 +37,7 @@ func TestAnswerRoundTrip(t *testing.T) {
 }
 
 func TestQueryRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, d := range []ogp.Dialect{ogp.V091, ogp.V1} {
 		q := ogp.QueryAll(d)
 		b, err := q.Append(nil, d)

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gsq-project/gsq/internal/ratelog"
 )
 
 // Handler answers Default Queries. ServeOGP returns everything the server
@@ -19,6 +21,8 @@ import (
 // mask. The [Server] keeps only what the query asked for, so a handler may
 // ignore q. Returning a [*ServerError] makes the server answer with that
 // error code; any other error drops the query without an answer.
+//
+// ServeOGP runs on the server's read loop: it should be quick.
 type Handler interface {
 	ServeOGP(from netip.AddrPort, q *Query) (*Answer, error)
 }
@@ -34,78 +38,126 @@ type PacketWriter interface {
 	WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, error)
 }
 
-// Server defaults.
+// Server defaults, used when the corresponding Server field is zero.
 const (
-	DefaultRateLimit         = 50 // packets per second per source address
+	// DefaultServerAddr is where ListenAndServe listens: all interfaces,
+	// port 27015. OGP has no registered port; games chose their own
+	// (Onset: the game port - 1, the Warband WSE plugin: 22222).
+	DefaultServerAddr        = ":27015"
+	DefaultRateLimit         = 50 // requests per second per source address
+	DefaultRateSources       = 1 << 16
 	DefaultChallengeLifetime = time.Hour
-	rateBuckets              = 4096
 )
+
+// maxReadErrors is how many read errors in a row (other than timeouts and
+// a closed socket) end a read loop; a single one, such as ICMP feedback
+// that some systems report on a UDP socket, is skipped.
+const maxReadErrors = 16
+
+// Amplification limit (see the package doc): before a request proves its
+// challenge, the answer is at most the request plus replySlack bytes and
+// at most replyFactor times the request.
+const (
+	replySlack  = 32
+	replyFactor = 3
+)
+
+// replyLimit is the largest answer to an unproven request of n bytes.
+func replyLimit(n int) int { return min(n+replySlack, replyFactor*n) }
 
 // Server answers OGP queries. Set Handler and call [Server.ListenAndServe]
 // or [Server.Serve], or feed datagrams to [Server.HandlePacket] from a
-// socket shared with other protocols (see [Is]).
+// socket shared with other protocols (see [Is]). The zero value needs only
+// a Handler.
 //
-// Safety defaults: Default Queries need a valid challenge (a per-address
-// value derived from a rotating secret, so the server keeps no per-client
-// state); until a request proves it, no answer is larger than the request
-// (a Ping answer mirrors its request, and error 3 carries the new
-// challenge in its header only, unless CopyRequest is set); each source
-// address is rate limited.
+// The server follows the specification's challenge flow: a Default Query
+// whose challenge is missing or wrong gets error 3, whose Data is the
+// copy of the request holding the new challenge; sending that copy back
+// gets the answer. Ping needs no challenge. The challenge is a keyed hash
+// of the source address and a time period, so the server keeps no state
+// per client. Until a request proves its challenge, no answer is larger
+// than the request plus 32 bytes, nor more than three times the request
+// (QUIC's anti-amplification limit, RFC 9000 section 8), and error 3 fits
+// that bound by construction. Each source address is rate limited.
 type Server struct {
 	// Addr is the UDP address ListenAndServe listens on; empty means
-	// "127.0.0.1:0".
+	// DefaultServerAddr (":27015", all interfaces).
 	Addr string
 	// Handler answers Default Queries; nil answers every one with error 4.
 	Handler Handler
 	// Dialect is the wire layout; V091 by default.
 	Dialect Dialect
-	// NoChallenge turns the challenge off: every query is answered.
+	// NoChallenge turns the challenge off: every query is answered. It
+	// turns the amplification protection off too.
 	NoChallenge bool
-	// CopyRequest makes error 3 answers carry the spec's copy of the
-	// request, which makes them larger than the request they answer.
-	CopyRequest bool
-	// RateLimit is how many packets per second one source address may
-	// send (bursts of twice that, at least one); zero means DefaultRateLimit and a
-	// negative value turns the limit off.
-	RateLimit float64
-	// ChallengeLifetime is how often the challenge secret rotates (the
-	// previous one stays valid); zero means DefaultChallengeLifetime.
+	// ChallengeSecret keys the challenge hash. If empty, a random key is
+	// made on first use. Servers sharing it accept each other's
+	// challenges.
+	ChallengeSecret []byte
+	// ChallengeLifetime is the challenge period: a challenge stays valid
+	// for at least this long and at most twice as long. Zero means
+	// DefaultChallengeLifetime.
 	ChallengeLifetime time.Duration
+	// RateLimit is how many requests per second one source address may
+	// send (an IPv6 /64 counts as one address); zero means
+	// DefaultRateLimit and a negative value turns the limit off.
+	RateLimit float64
+	// RateBurst is the token-bucket size: zero means twice RateLimit, at
+	// least 1.
+	RateBurst int
+	// RateSources is the size of the rate limiter's table (zero means
+	// DefaultRateSources): source addresses are hashed into that many
+	// token buckets, with a key made on first use.
+	RateSources int
 	// Banned, if set, reports banned client addresses; they get error 0
 	// (or nothing, with IgnoreBanned).
 	Banned       func(netip.Addr) bool
 	IgnoreBanned bool
-	// Logf, if set, receives a line per dropped or failed packet.
+	// Logf, if set, receives a line per dropped or failed request. The
+	// lines are rate-limited, since a peer can trigger them at will.
 	Logf func(format string, args ...any)
 
+	initOnce  sync.Once
+	key       [32]byte
+	period    int64 // ChallengeLifetime in nanoseconds
+	rotations atomic.Int64
+	limiter   *rateLimiter
+	log       ratelog.Limiter
+	nextID    atomic.Uint32
+
 	mu       sync.Mutex
-	keys     [2][32]byte // current and previous challenge secret
-	keyTime  time.Time
-	keyed    bool
-	seed     maphash.Seed
-	buckets  []bucket
-	nextID   atomic.Uint32
 	conns    map[net.PacketConn]struct{}
+	local    net.Addr
 	wg       sync.WaitGroup
 	shutdown atomic.Bool
 }
 
-type bucket struct {
-	tokens float64
-	last   time.Time
-}
-
-func (s *Server) logf(format string, args ...any) {
-	if s.Logf != nil {
-		s.Logf(format, args...)
-	}
+func (s *Server) init() {
+	s.initOnce.Do(func() {
+		if len(s.ChallengeSecret) > 0 {
+			s.key = sha256.Sum256(s.ChallengeSecret)
+		} else {
+			_, _ = rand.Read(s.key[:]) // never fails on supported platforms
+		}
+		s.period = int64(orDefault(max(s.ChallengeLifetime, 0), DefaultChallengeLifetime))
+		if s.RateLimit >= 0 {
+			rate := orDefault(s.RateLimit, DefaultRateLimit)
+			burst := orDefault(float64(max(s.RateBurst, 0)), max(2*rate, 1))
+			s.limiter = &rateLimiter{rate: rate / 1e9, burst: burst,
+				size: orDefault(max(s.RateSources, 0), DefaultRateSources), seed: maphash.MakeSeed()}
+		}
+		s.log.Logf = s.Logf
+	})
 }
 
 // ListenAndServe listens on s.Addr and serves until Shutdown.
 func (s *Server) ListenAndServe() error {
+	if s.shutdown.Load() {
+		return ErrServerClosed
+	}
 	addr := s.Addr
 	if addr == "" {
-		addr = "127.0.0.1:0"
+		addr = DefaultServerAddr
 	}
 	pc, err := net.ListenPacket("udp", addr)
 	if err != nil {
@@ -114,9 +166,20 @@ func (s *Server) ListenAndServe() error {
 	return s.Serve(pc)
 }
 
+// LocalAddr returns the address of the socket the server serves on, once
+// Serve (or ListenAndServe) has started; nil before. With several sockets
+// it is the first one's.
+func (s *Server) LocalAddr() net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.local
+}
+
 // Serve reads datagrams from pc and answers them until Shutdown, which
-// closes pc. It returns ErrServerClosed after Shutdown.
+// closes pc; then it returns ErrServerClosed. It also returns when pc is
+// closed otherwise, or fails to read 16 times in a row.
 func (s *Server) Serve(pc net.PacketConn) error {
+	s.init()
 	s.mu.Lock()
 	if s.shutdown.Load() {
 		s.mu.Unlock()
@@ -127,35 +190,53 @@ func (s *Server) Serve(pc net.PacketConn) error {
 		s.conns = make(map[net.PacketConn]struct{})
 	}
 	s.conns[pc] = struct{}{}
+	if s.local == nil {
+		s.local = pc.LocalAddr()
+	}
 	s.wg.Add(1)
 	s.mu.Unlock()
-	defer s.wg.Done()
+	defer func() {
+		s.mu.Lock()
+		delete(s.conns, pc)
+		s.mu.Unlock()
+		s.wg.Done()
+	}()
 
 	w, ok := pc.(PacketWriter)
 	if !ok {
 		w = packetConnWriter{pc}
 	}
 	buf := make([]byte, readBufferSize)
-	for {
+	for failures := 0; ; {
 		n, from, err := readFrom(pc, buf)
 		if err != nil {
 			if s.shutdown.Load() {
 				return ErrServerClosed
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
+			if isTimeout(err) {
 				continue
 			}
-			return err
-		}
-		if !Is(buf[:n]) {
+			if failures++; failures >= maxReadErrors || errors.Is(err, net.ErrClosed) {
+				return err
+			}
 			continue
 		}
-		s.HandlePacket(w, from, buf[:n])
+		failures = 0
+		if from.IsValid() && Is(buf[:n]) {
+			s.HandlePacket(w, from, buf[:n])
+		}
 	}
 }
 
-// readFrom reads one datagram as a netip.AddrPort source.
+// isTimeout reports whether err is a net.Error timeout, such as a read
+// deadline set on a caller's socket.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// readFrom reads one datagram as a netip.AddrPort source. A source that
+// is not a UDP address comes back invalid.
 func readFrom(pc net.PacketConn, buf []byte) (int, netip.AddrPort, error) {
 	if uc, ok := pc.(*net.UDPConn); ok {
 		return uc.ReadFromUDPAddrPort(buf)
@@ -166,7 +247,7 @@ func readFrom(pc net.PacketConn, buf []byte) (int, netip.AddrPort, error) {
 	}
 	ua, ok := a.(*net.UDPAddr)
 	if !ok {
-		return 0, netip.AddrPort{}, nil
+		return n, netip.AddrPort{}, nil
 	}
 	return n, ua.AddrPort(), nil
 }
@@ -185,7 +266,6 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for pc := range s.conns {
 		pc.Close()
 	}
-	s.conns = nil
 	s.mu.Unlock()
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
@@ -197,47 +277,30 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 }
 
-// RotateChallenge replaces the challenge secret now; challenges issued
-// before the previous rotation stop being valid.
+// RotateChallenge starts a new challenge period now. Challenges issued in
+// the period before stay valid until the next rotation; those issued
+// earlier stop being valid.
 func (s *Server) RotateChallenge() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.rotateLocked(time.Now())
-}
-
-func (s *Server) rotateLocked(now time.Time) {
-	s.keys[1] = s.keys[0]
-	rand.Read(s.keys[0][:])
-	if !s.keyed {
-		s.keys[1] = s.keys[0]
-		s.keyed = true
-	}
-	s.keyTime = now
+	s.init()
+	s.rotations.Add(1)
 }
 
 // challenge returns the current challenge for ip and whether got is
-// valid (current or previous secret).
+// valid: the challenge of the current or the previous period.
 func (s *Server) challenge(ip netip.Addr, got uint32) (current uint32, valid bool) {
-	s.mu.Lock()
-	now := time.Now()
-	life := s.ChallengeLifetime
-	if life <= 0 {
-		life = DefaultChallengeLifetime
-	}
-	if !s.keyed || now.Sub(s.keyTime) >= life {
-		s.rotateLocked(now)
-	}
-	keys := s.keys
-	s.mu.Unlock()
-	current = challengeFor(&keys[0], ip)
-	return current, got == current || got == challengeFor(&keys[1], ip)
+	p := time.Now().UnixNano()/s.period + s.rotations.Load()
+	current = s.challengeAt(ip, p)
+	return current, got == current || got == s.challengeAt(ip, p-1)
 }
 
-func challengeFor(key *[32]byte, ip netip.Addr) uint32 {
-	var in [48]byte
-	copy(in[:32], key[:])
+// challengeAt is the challenge of ip in period p: a hash of the key, p
+// and the address, never 0 (which asks for a challenge).
+func (s *Server) challengeAt(ip netip.Addr, p int64) uint32 {
+	var in [32 + 8 + 16]byte
+	copy(in[:32], s.key[:])
+	binary.LittleEndian.PutUint64(in[32:], uint64(p))
 	a := ip.As16()
-	copy(in[32:], a[:])
+	copy(in[40:], a[:])
 	sum := sha256.Sum256(in[:])
 	if v := binary.LittleEndian.Uint32(sum[:]); v != 0 {
 		return v
@@ -245,29 +308,47 @@ func challengeFor(key *[32]byte, ip netip.Addr) uint32 {
 	return 1
 }
 
-// allow applies the per-address token bucket.
-func (s *Server) allow(ip netip.Addr) bool {
-	rate := s.RateLimit
-	if rate < 0 {
-		return true
-	}
-	if rate == 0 {
-		rate = DefaultRateLimit
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.buckets == nil {
-		s.buckets = make([]bucket, rateBuckets)
-		s.seed = maphash.MakeSeed()
-	}
+// rateLimiter is a token bucket per source address, the addresses hashed
+// into a fixed table of buckets.
+type rateLimiter struct {
+	rate  float64 // tokens per nanosecond
+	burst float64
+	size  int
+	seed  maphash.Seed
+
+	mu      sync.Mutex
+	buckets []bucket // made on first use
+}
+
+type bucket struct {
+	tokens float64
+	last   int64 // UnixNano of the last request; 0 for none
+}
+
+// index is the bucket of ip. An IPv6 address is limited by its /64, which
+// one host commonly holds whole.
+func (l *rateLimiter) index(ip netip.Addr) uint64 {
 	a := ip.As16()
-	b := &s.buckets[maphash.Bytes(s.seed, a[:])%rateBuckets]
-	now := time.Now()
-	burst := max(1, 2*rate)
-	if b.last.IsZero() {
-		b.tokens = burst
+	key := a[:]
+	if !ip.Is4() {
+		key = a[:8]
+	}
+	return maphash.Bytes(l.seed, key) % uint64(l.size)
+}
+
+// allow takes a token from ip's bucket.
+func (l *rateLimiter) allow(ip netip.Addr, now int64) bool {
+	i := l.index(ip)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.buckets == nil {
+		l.buckets = make([]bucket, l.size)
+	}
+	b := &l.buckets[i]
+	if b.last == 0 {
+		b.tokens = l.burst
 	} else {
-		b.tokens = min(burst, b.tokens+now.Sub(b.last).Seconds()*rate)
+		b.tokens = min(l.burst, b.tokens+float64(now-b.last)*l.rate)
 	}
 	b.last = now
 	if b.tokens < 1 {
@@ -278,21 +359,25 @@ func (s *Server) allow(ip netip.Addr) bool {
 }
 
 // HandlePacket answers one datagram b from from, writing any answer to
-// w. It ignores what is not an OGP query.
+// w. It ignores what is not an OGP query. It is safe for concurrent use.
 func (s *Server) HandlePacket(w PacketWriter, from netip.AddrPort, b []byte) {
+	s.init()
 	h, body, err := ParseHeader(b)
 	if err != nil || h.Flags&FlagAnswer != 0 || h.Type == TypeError || h.Type == TypeMasterUplink {
 		return
 	}
 	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
 	ip := from.Addr()
-	if !s.allow(ip) {
-		s.logf("ogp: rate limit: dropped packet from %v", from)
+	if s.limiter != nil && !s.limiter.allow(ip, time.Now().UnixNano()) {
+		s.log.Printf("rate", "ogp: rate limit: dropped a request from %v", ip)
 		return
 	}
-	x := exchange{s: s, w: w, to: from, req: h, reqLen: len(b)}
-	x.current, x.proven = s.challenge(ip, h.Challenge)
-	x.proven = x.proven && h.Flags&FlagChallenge != 0 || s.NoChallenge
+	x := exchange{s: s, w: w, to: from, req: h, raw: b, proven: s.NoChallenge}
+	if h.Flags&FlagChallenge != 0 || !s.NoChallenge && h.Type == TypeDefault {
+		var valid bool
+		x.current, valid = s.challenge(ip, h.Challenge)
+		x.proven = x.proven || valid && h.Flags&FlagChallenge != 0
+	}
 	if s.Banned != nil && s.Banned(ip) {
 		if !s.IgnoreBanned {
 			x.sendError(ErrorBanned)
@@ -307,16 +392,15 @@ func (s *Server) HandlePacket(w PacketWriter, from netip.AddrPort, b []byte) {
 	case TypePing:
 		x.send(x.answerHeader(), nil)
 	case TypeDefault:
-		if !x.proven {
-			x.sendChallenge(body)
-			return
-		}
 		q, err := ParseQuery(body, s.Dialect)
-		if err != nil {
+		switch {
+		case err != nil:
 			x.sendError(ErrorInvalidQuery)
-			return
+		case !x.proven:
+			x.sendChallenge()
+		default:
+			s.serveQuery(&x, &q)
 		}
-		s.serveQuery(&x, &q)
 	default:
 		x.sendError(ErrorInvalidType)
 	}
@@ -341,7 +425,7 @@ func (s *Server) serveQuery(x *exchange, q *Query) {
 		x.sendError(se.Code)
 		return
 	case err != nil:
-		s.logf("ogp: handler: %v", err)
+		s.log.Printf("handler", "ogp: handler: %v", err)
 		return
 	case a == nil:
 		return
@@ -351,7 +435,7 @@ func (s *Server) serveQuery(x *exchange, q *Query) {
 	out.encode(&e)
 	body, err := e.result()
 	if err != nil {
-		s.logf("ogp: encode answer: %v", err)
+		s.log.Printf("encode", "ogp: encode answer: %v", err)
 		return
 	}
 	x.send(x.answerHeader(), body)
@@ -378,7 +462,7 @@ type exchange struct {
 	w       PacketWriter
 	to      netip.AddrPort
 	req     Header
-	reqLen  int
+	raw     []byte // the request datagram
 	current uint32 // the current challenge for this address
 	proven  bool   // the request carried a valid challenge (or none is needed)
 }
@@ -401,45 +485,47 @@ func (x *exchange) sendError(code ErrorCode) {
 	x.send(h, []byte{byte(code)})
 }
 
-// sendChallenge answers error 3 with the new challenge.
-func (x *exchange) sendChallenge(body []byte) {
+// sendChallenge answers error 3: the header holds the new challenge, and
+// the Data is the copy of the request holding it.
+func (x *exchange) sendChallenge() {
 	h := x.answerHeader()
 	h.Type = TypeError
 	h.Flags |= FlagChallenge
-	b := []byte{byte(ErrorInvalidChallenge)}
-	if x.s.CopyRequest {
-		c := x.req
-		c.Flags |= FlagChallenge
-		c.Challenge = x.current
-		b, _ = c.AppendBinary(b)
-		b = append(b, body...)
-		x.proven = true // the operator allowed this amplification
+	b := make([]byte, 1, 1+len(x.raw)+4)
+	b[0] = byte(ErrorInvalidChallenge)
+	b, err := appendRequestCopy(b, x.raw, x.current)
+	if err != nil {
+		x.s.log.Printf("copy", "ogp: no request copy for %v: %v", x.to, err)
+		return
 	}
 	x.send(h, b)
 }
 
 // send writes the answer, split to the client's MaxBytesPerPacket (or
-// DefaultPacketSize). Before the challenge is proven nothing larger than
-// the request goes out.
+// DefaultPacketSize). Before the challenge is proven the answer goes out
+// only when it fits the amplification limit, in one datagram.
 func (x *exchange) send(h Header, body []byte) {
-	if !x.proven && h.Len()+len(body) > x.reqLen {
-		x.s.logf("ogp: unproven %v request from %v too small to answer (%d bytes)", x.req.Type, x.to, x.reqLen)
-		return
-	}
 	max := DefaultPacketSize
 	if x.req.Flags&FlagSplit != 0 {
 		max = int(x.req.MaxBytesPerPacket)
 	}
+	if size := h.Len() + len(body); !x.proven && (size > replyLimit(len(x.raw)) || size > max) {
+		x.s.log.Printf("amplification", "ogp: no %d-byte answer to an unproven %d-byte %v request from %v",
+			size, len(x.raw), x.req.Type, x.to)
+		return
+	}
 	if h.Len()+len(body) > max && (h.Flags&FlagRequestID == 0 || h.RequestID == 0) {
 		h.Flags |= FlagRequestID
-		h.RequestID = x.s.nextID.Add(1)
+		if h.RequestID = x.s.nextID.Add(1); h.RequestID == 0 {
+			h.RequestID = x.s.nextID.Add(1)
+		}
 	}
 	_, err := appendFragments(nil, h, body, max, func(p []byte) {
 		if _, err := x.w.WriteToUDPAddrPort(p, x.to); err != nil {
-			x.s.logf("ogp: write to %v: %v", x.to, err)
+			x.s.log.Printf("write", "ogp: write to %v: %v", x.to, err)
 		}
 	})
 	if err != nil {
-		x.s.logf("ogp: answer to %v: %v", x.to, err)
+		x.s.log.Printf("split", "ogp: answer to %v: %v", x.to, err)
 	}
 }

@@ -94,7 +94,7 @@ func (r *reassembly) add(h Header, body []byte, max int) (Header, []byte, error)
 
 // progress describes a partial reassembly for error messages.
 func (r *reassembly) progress() string {
-	if r.count == 0 {
+	if r == nil || r.count == 0 {
 		return ""
 	}
 	return fmt.Sprintf(" (got %d of %d fragments)", r.got, r.count)

@@ -2,6 +2,8 @@ package ogp
 
 import (
 	"unicode/utf8"
+
+	"github.com/gsq-project/gsq/internal/textenc"
 )
 
 // Text is a SzString exactly as it was sent, without the NUL. v0.91 does
@@ -16,28 +18,16 @@ func (t Text) String() string { return string(t) }
 // IsUTF8 reports whether t is valid UTF-8.
 func (t Text) IsUTF8() bool { return utf8.Valid(t) }
 
-// UTF8 decodes t for display: as UTF-8 when it is valid UTF-8, otherwise
-// as Latin-1 (ISO-8859-1, one byte per rune), which is what the V1 dialect
-// sends without bUTF8 and what most pre-UTF-8 servers sent (notes 1.6.12).
-func (t Text) UTF8() string {
-	if utf8.Valid(t) {
-		return string(t)
-	}
-	out := make([]byte, 0, len(t)*2)
-	for _, c := range t {
-		out = utf8.AppendRune(out, rune(c))
-	}
-	return string(out)
-}
+// UTF8 decodes t for display with the rule every gsq protocol package
+// shares: each valid UTF-8 sequence as is, and every other byte as the
+// Latin-1 (ISO 8859-1) character of that value, which is what the V1
+// dialect sends without bUTF8 and what most servers of the v0.91 era
+// sent. Nothing is dropped or replaced.
+func (t Text) UTF8() string { return textenc.Decode(t) }
 
 // RuneCount is the length of t in characters, as [Text.UTF8] decodes it.
 // Colour positions (DeltaPosition) count these characters.
-func (t Text) RuneCount() int {
-	if utf8.Valid(t) {
-		return utf8.RuneCount(t)
-	}
-	return len(t)
-}
+func (t Text) RuneCount() int { return textenc.RuneCount(t) }
 
 // latin1 transcodes UTF-8 text to Latin-1, writing '?' for code points
 // above U+00FF, as the SDK does for a client that did not ask for UTF-8.

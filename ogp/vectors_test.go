@@ -21,6 +21,7 @@ FE FE 00`
 const v1PlayerVector = `00 00 04 | 01 | 84 81 80 01 | 41 00 | 80 81 FF | 04 7F 00 00 01`
 
 func TestV1Vectors(t *testing.T) {
+	t.Parallel()
 	a, err := ParseAnswer(unhex(t, v1InfoVector), V1)
 	if err != nil {
 		t.Fatal(err)
@@ -69,6 +70,7 @@ func TestV1Vectors(t *testing.T) {
 }
 
 func TestServerFlagsDialects(t *testing.T) {
+	t.Parallel()
 	f := ServerFlags{Dedicated: true, Proxy: true, Password: true, OS: OSMac}
 	if got := f.bits(V091); got != 0x01|0x02|3<<2 {
 		t.Errorf("v0.91 bits %#x", got)
@@ -88,6 +90,7 @@ func TestServerFlagsDialects(t *testing.T) {
 }
 
 func TestPlayerIPv4(t *testing.T) {
+	t.Parallel()
 	// 192.168.1.2 as a little-endian UINT32 is 02 01 A8 C0 on the wire.
 	b := unhex(t, "00 00 04 01 80 80 80 01 02 01 A8 C0")
 	a, err := ParseAnswer(b, V091)
@@ -118,6 +121,7 @@ func coloredAnswer(t testing.TB) []byte {
 }
 
 func TestColorInfo(t *testing.T) {
+	t.Parallel()
 	b := coloredAnswer(t)
 	// host name color: ColorSize 0C (12 bytes): 00 04 | 03 10 | 01 90 E0 07 | C8 9F 01 00
 	if !bytes.Contains(b, unhex(t, "52 65 64 20 53 72 76 00 0C 00 04 03 10 01 90 E0 07 C8 9F 01 00")) {
@@ -154,6 +158,7 @@ func TestColorInfo(t *testing.T) {
 }
 
 func TestUnknownFieldKeepsEarlierSections(t *testing.T) {
+	t.Parallel()
 	// RULELIST is fine, then RequestFlags bit 0.6 (unknown) is set.
 	b := unhex(t, "00 00 48 | 01 6B 00 76 00 | 99")
 	a, err := ParseAnswer(b, V091)
@@ -169,6 +174,7 @@ func TestUnknownFieldKeepsEarlierSections(t *testing.T) {
 }
 
 func TestListLimits(t *testing.T) {
+	t.Parallel()
 	// A player list with an empty mask keeps the count and builds nothing.
 	a, err := ParseAnswer(unhex(t, "00 00 04 FF E8 03 00"), V091)
 	if err != nil || a.Players.Count != 1000 || a.Players.Players != nil {
@@ -197,6 +203,7 @@ func TestListLimits(t *testing.T) {
 }
 
 func TestSplitAndReassemble(t *testing.T) {
+	t.Parallel()
 	body := bytes.Repeat([]byte("0123456789"), 300)
 	h := Header{Type: TypeDefault, Flags: FlagAnswer | FlagChallenge | FlagRequestID, Challenge: 1, RequestID: 2}
 	var frags [][]byte
@@ -257,6 +264,7 @@ func TestSplitAndReassemble(t *testing.T) {
 }
 
 func TestMaskStrings(t *testing.T) {
+	t.Parallel()
 	for got, want := range map[string]string{
 		(RequestServerInfo | RequestColoredNames).String(): "info|colors",
 		(FlagAnswer | FlagSplit).String():                  "answer|split",

@@ -57,6 +57,9 @@ func (p OGP) session(timeout time.Duration, retries, readBuffer int) blockingSes
 		retries = -1 // none, whether ogp reads 0 as none or as its default
 	}
 	c := &ogp.Client{Dialect: p.Dialect, Timeout: timeout, Retries: retries, ReadBuffer: readBuffer}
+	if retries == 0 {
+		c.Retries = -1 // none; ogp.Client reads 0 as its default
+	}
 	return &ogpSession{c: c, q: q}
 }
 

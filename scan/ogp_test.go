@@ -17,9 +17,9 @@ func TestScanOGP(t *testing.T) {
 	var list strings.Builder
 	want := map[string]Status{}
 	for _, name := range []string{"v0.91", "split-out-of-order", "challenge-churn", "banned"} {
-		p, ok := ogptest.ProfileByName(name)
-		if !ok {
-			t.Fatalf("no profile %q", name)
+		p, err := ogptest.LookupProfile(name)
+		if err != nil {
+			t.Fatal(err)
 		}
 		for range 3 {
 			srv := ogptest.NewServer(p)

@@ -1,9 +1,11 @@
-// Package ogptest runs fake Open Game Protocol servers (specs/ogp-0.91.txt)
-// on loopback for tests, in the shape of net/http/httptest: NewServer
-// starts one, Addr says where, Close stops it. Each [Profile] plays one
-// kind of server or one quirk: the v0.91 contract, the v1 SDK layout,
-// split answers sent out of order with duplicates, and error answers
-// (banned, invalid value, challenge churn).
+// Package ogptest runs fake Open Game Protocol (OGP v0.91) servers on
+// loopback for tests, in the shape of net/http/httptest: NewServer starts
+// one, Addr says where, Close stops it. Each [Profile] plays one kind of
+// server or one quirk: the v0.91 specification, the later SDK's v1
+// layout, split answers sent out of order with duplicates, error answers
+// (banned, invalid value, challenge churn), the two forms an error 3
+// answer may take, and lost requests. [LookupProfile] finds a profile by
+// name.
 package ogptest
 
 import (
@@ -12,6 +14,7 @@ import (
 	"net"
 	"net/netip"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,31 +39,66 @@ type Profile struct {
 	// ChurnEvery forgets every issued challenge before every ChurnEvery-th
 	// datagram received (0: never), so clients must re-challenge.
 	ChurnEvery int
-	// CopyRequest puts the spec's copy of the request in error 3 answers.
-	CopyRequest bool
+	// Error3 is the form of the error 3 (invalid challenge) answers; the
+	// zero value is the specification's.
+	Error3 Error3Form
+	// DropEvery drops every DropEvery-th datagram received without an
+	// answer (0: none), so clients must resend.
+	DropEvery int
 }
+
+// Error3Form is how a fake server's error 3 answers carry the new
+// challenge.
+type Error3Form uint8
+
+// Error 3 forms.
+const (
+	// Error3Spec is the specification's form, which ogp.Server sends:
+	// the challenge in the answer's header and in the copy of the request
+	// that follows the error code.
+	Error3Spec Error3Form = iota
+	// Error3HeaderOnly carries the challenge in the header only, with no
+	// copy of the request.
+	Error3HeaderOnly
+	// Error3CopyOnly carries the challenge in the copy of the request
+	// only; the header has no challenge field.
+	Error3CopyOnly
+)
 
 // Profiles returns the built-in profiles.
 func Profiles() []Profile {
 	big := SampleAnswer(ogp.V091, 60)
 	return []Profile{
-		{Name: "v0.91", Dialect: ogp.V091, CopyRequest: true},
+		{Name: "v0.91", Dialect: ogp.V091},
 		{Name: "v1", Dialect: ogp.V1, Answer: SampleAnswer(ogp.V1, 4)},
 		{Name: "split-out-of-order", Dialect: ogp.V091, Answer: big, Reorder: true},
 		{Name: "banned", Banned: true},
 		{Name: "invalid-value", InvalidValue: true},
 		{Name: "challenge-churn", ChurnEvery: 2},
+		{Name: "challenge-header-only", Error3: Error3HeaderOnly},
+		{Name: "challenge-copy-only", Error3: Error3CopyOnly},
+		{Name: "lossy", DropEvery: 2},
 	}
 }
 
-// ProfileByName returns the built-in profile called name.
-func ProfileByName(name string) (Profile, bool) {
+// ProfileNames returns the names of the built-in profiles.
+func ProfileNames() []string {
+	var names []string
+	for _, p := range Profiles() {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+// LookupProfile returns the built-in profile called name. Its error lists
+// the known names.
+func LookupProfile(name string) (Profile, error) {
 	for _, p := range Profiles() {
 		if p.Name == name {
-			return p, true
+			return p, nil
 		}
 	}
-	return Profile{}, false
+	return Profile{}, fmt.Errorf("ogptest: unknown profile %q (known: %s)", name, strings.Join(ProfileNames(), ", "))
 }
 
 // SampleAnswer is a server with every section filled and players
@@ -152,11 +190,12 @@ type Server struct {
 	// first query.
 	OGP *ogp.Server
 
-	profile Profile
-	conn    *net.UDPConn
-	packets atomic.Int64
-	done    chan struct{}
-	once    sync.Once
+	profile  Profile
+	conn     *net.UDPConn
+	received atomic.Int64
+	dropped  atomic.Int64
+	done     chan struct{}
+	once     sync.Once
 }
 
 // NewServer starts a fake server for p on 127.0.0.1 at a free port. It
@@ -172,9 +211,8 @@ func NewServer(p Profile) *Server {
 	}
 	s := &Server{profile: p, conn: conn, done: make(chan struct{})}
 	s.OGP = &ogp.Server{
-		Dialect:     p.Dialect,
-		RateLimit:   -1,
-		CopyRequest: p.CopyRequest,
+		Dialect:   p.Dialect,
+		RateLimit: -1,
 		Handler: ogp.HandlerFunc(func(netip.AddrPort, *ogp.Query) (*ogp.Answer, error) {
 			if p.InvalidValue {
 				return nil, &ogp.ServerError{Code: ogp.ErrorInvalidValue}
@@ -192,8 +230,12 @@ func NewServer(p Profile) *Server {
 // Addr is the server's address.
 func (s *Server) Addr() netip.AddrPort { return s.conn.LocalAddr().(*net.UDPAddr).AddrPort() }
 
-// Packets is the number of datagrams the server has received.
-func (s *Server) Packets() int { return int(s.packets.Load()) }
+// Received is the number of OGP datagrams the server has received,
+// dropped ones included.
+func (s *Server) Received() int64 { return s.received.Load() }
+
+// Dropped is the number of datagrams the profile's DropEvery dropped.
+func (s *Server) Dropped() int64 { return s.dropped.Load() }
 
 // Close stops the server and waits for it.
 func (s *Server) Close() {
@@ -227,7 +269,11 @@ func (s *Server) loop() {
 		if !ogp.Is(buf[:n]) {
 			continue
 		}
-		count := s.packets.Add(1)
+		count := s.received.Add(1)
+		if s.profile.DropEvery > 0 && count%int64(s.profile.DropEvery) == 0 {
+			s.dropped.Add(1)
+			continue
+		}
 		if s.profile.ChurnEvery > 0 && count%int64(s.profile.ChurnEvery) == 0 {
 			s.OGP.RotateChallenge()
 			s.OGP.RotateChallenge()
@@ -239,7 +285,23 @@ func (s *Server) loop() {
 			c.pkts = append([][]byte{c.pkts[0]}, c.pkts...)
 		}
 		for _, p := range c.pkts {
-			s.conn.WriteToUDPAddrPort(p, from)
+			s.conn.WriteToUDPAddrPort(reshapeError3(p, s.profile.Error3), from)
 		}
 	}
+}
+
+// reshapeError3 rewrites an error 3 answer p into form f.
+func reshapeError3(p []byte, f Error3Form) []byte {
+	h, body, err := ogp.ParseHeader(p)
+	if f == Error3Spec || err != nil || h.Type != ogp.TypeError || len(body) == 0 || body[0] != byte(ogp.ErrorInvalidChallenge) {
+		return p
+	}
+	switch f {
+	case Error3HeaderOnly:
+		body = body[:1]
+	case Error3CopyOnly:
+		h.Flags &^= ogp.FlagChallenge
+	}
+	out, _ := h.AppendBinary(nil)
+	return append(out, body...)
 }

@@ -45,6 +45,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gsq-project/gsq/ogp"
+	"github.com/gsq-project/gsq/ogp/ogpcolor"
 )
 
 func init() { queryProtocols["ogp"] = queryOGP }
@@ -65,7 +66,7 @@ func queryOGP(ctx context.Context, env *Env, o *queryOptions, target string) que
 		}
 		return ogpOutcome(&OGPResult{Address: target, Dialect: dialect, Err: err}, target, o.color)
 	}
-	c := &ogp.Client{Dialect: dialect, Timeout: o.timeout, Retries: o.retries}
+	c := &ogp.Client{Dialect: dialect, Timeout: o.timeout, Retries: zeroIsNone(o.retries)}
 	defer c.Close()
 	if o.debug {
 		c.Debug = hexDumper(env.Stderr, describeOGP)
@@ -588,8 +589,8 @@ func ansiName(t ogp.Text, ci ogp.ColorInfo) string {
 	}
 	rgb := func(layer int, r, g, b uint8) string { return fmt.Sprintf("\x1b[%d;2;%d;%d;%dm", layer, r, g, b) }
 	vga := func(layer int, i uint8) string {
-		v := ogp.VGA[i&15]
-		return rgb(layer, uint8(v>>16), uint8(v>>8), uint8(v))
+		c := ogpcolor.VGA(i)
+		return rgb(layer, c.R, c.G, c.B)
 	}
 	for _, c := range ci {
 		pos = min(pos+int(min(c.Delta, uint32(len(runes)))), len(runes))

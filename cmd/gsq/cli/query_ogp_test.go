@@ -13,9 +13,9 @@ import (
 
 func ogpServer(t *testing.T, profile string) *ogptest.Server {
 	t.Helper()
-	p, ok := ogptest.ProfileByName(profile)
-	if !ok {
-		t.Fatalf("no profile %q", profile)
+	p, err := ogptest.LookupProfile(profile)
+	if err != nil {
+		t.Fatal(err)
 	}
 	s := ogptest.NewServer(p)
 	t.Cleanup(s.Close)

@@ -105,7 +105,7 @@ func TestScanCommandExitCodes(t *testing.T) {
 }
 
 func TestScanCommandOGP(t *testing.T) {
-	p, _ := ogptest.ProfileByName("v0.91")
+	p, _ := ogptest.LookupProfile("v0.91")
 	srv := ogptest.NewServer(p)
 	defer srv.Close()
 	code, stdout, stderr := runGSQ(t, nil, strings.NewReader(srv.Addr().String()+"\n"), nil, "scan", "--protocol", "ogp")

@@ -1,0 +1,257 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gsq-project/gsq/monitor"
+	"github.com/gsq-project/gsq/store"
+)
+
+// getJSON fetches url and decodes its JSON body into v, checking the
+// status.
+func getJSON(t *testing.T, url, token string, wantStatus int, v any) {
+	t.Helper()
+	status, hdr, body := get(t, url, token)
+	if status != wantStatus {
+		t.Fatalf("GET %s: %d, want %d: %s", url, status, wantStatus, body)
+	}
+	if ct := hdr.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+		t.Fatalf("GET %s: Content-Type %q", url, ct)
+	}
+	if err := json.Unmarshal([]byte(body), v); err != nil {
+		t.Fatalf("GET %s: %v\n%s", url, err, body)
+	}
+}
+
+// apiFixture is a store with two hours of history for "alpha" at one
+// poll a minute: up with 0..9 players, except down from 50 to 41 minutes
+// ago; Alice and Bob played, and the map changed once.
+func apiFixture(t *testing.T) (*memStore, *testLive, time.Time) {
+	t.Helper()
+	st := newMemStore()
+	now := time.Now().Truncate(time.Hour)
+	st.SyncServers(context.Background(), []store.Server{{Name: "alpha", Target: "127.0.0.1:27015", Protocol: "a2s"}, {Name: "retired"}})
+	for i := 120; i >= 1; i-- {
+		at := now.Add(-time.Duration(i) * time.Minute)
+		s := store.Sample{Server: "alpha", Time: at, Up: i < 41 || i > 50, Players: i % 10, MaxPlayers: 16, Map: "de_dust2"}
+		if i < 60 {
+			s.Map = "de_inferno"
+		}
+		if s.Up {
+			s.PlayerList = []store.PlayerSeen{{Name: "Alice", Score: int64(i)}}
+			if i < 30 {
+				s.PlayerList = append(s.PlayerList, store.PlayerSeen{Name: "Bob", Score: 1})
+			}
+		}
+		st.Write(context.Background(), []store.Sample{s})
+	}
+	live := newTestLive(upState("alpha", 9, 16, "de_inferno"), downState("beta"))
+	return st, live, now
+}
+
+func TestAPIServers(t *testing.T) {
+	t.Parallel()
+	st, live, _ := apiFixture(t)
+	srv, _ := newTestServer(t, st, live, Options{})
+
+	var list struct {
+		Time    string
+		Servers []map[string]any
+	}
+	getJSON(t, srv.URL+"/api/v1/servers", "", 200, &list)
+	if len(list.Servers) != 2 || list.Servers[0]["name"] != "alpha" || list.Servers[1]["name"] != "beta" {
+		t.Fatalf("servers: %v", list.Servers)
+	}
+	a := list.Servers[0]
+	sum := a["summary"].(map[string]any)
+	if a["status"] != "up" || sum["players"] != 9.0 || sum["max_players"] != 16.0 || sum["map"] != "de_inferno" {
+		t.Errorf("alpha: %v", a)
+	}
+	if a["ping_ms"] != 23.0 || a["uptime_24h"] != 0.995 {
+		t.Errorf("alpha ping_ms %v uptime_24h %v", a["ping_ms"], a["uptime_24h"])
+	}
+	if _, ok := a["players"]; ok {
+		t.Error("the list carries player lists")
+	}
+	b := list.Servers[1]
+	if b["status"] != "down" || b["consecutive_failures"] != 7.0 || b["last_error"].(map[string]any)["kind"] != "timeout" {
+		t.Errorf("beta: %v", b)
+	}
+
+	// One server, with who is online.
+	s := upState("alpha", 1, 16, "de_inferno")
+	s.Players = []monitor.Player{{Name: "Alice", Score: 5, Duration: time.Minute}}
+	live.set(s)
+	var one map[string]any
+	getJSON(t, srv.URL+"/api/v1/servers/alpha", "", 200, &one)
+	players, _ := one["players"].([]any)
+	if len(players) != 1 || players[0].(map[string]any)["name"] != "Alice" || players[0].(map[string]any)["duration_seconds"] != 60.0 {
+		t.Errorf("alpha players: %v", one["players"])
+	}
+}
+
+func TestAPIHistory(t *testing.T) {
+	t.Parallel()
+	st, live, now := apiFixture(t)
+	srv, _ := newTestServer(t, st, live, Options{})
+	var h struct {
+		Server      string
+		StepSeconds float64 `json:"step_seconds"`
+		Points      []store.Point
+	}
+	from := now.Add(-120 * time.Minute).Format(time.RFC3339)
+	getJSON(t, srv.URL+"/api/v1/servers/alpha/history?from="+url.QueryEscape(from)+"&step=10m", "", 200, &h)
+	if h.StepSeconds != 600 || len(h.Points) != 12 {
+		t.Fatalf("step %v, %d points; want 600 and 12", h.StepSeconds, len(h.Points))
+	}
+	var sawDown, sawUp bool
+	for _, p := range h.Points {
+		if !p.Up && p.Samples > 0 {
+			sawDown = true
+		}
+		if p.Up && p.MinPlayers == 0 && p.MaxPlayers == 9 && p.AvgPlayers > 0 {
+			sawUp = true
+		}
+	}
+	if !sawDown || !sawUp {
+		t.Errorf("points: %+v", h.Points)
+	}
+
+	// An automatic step for 24 hours: 5 minutes.
+	getJSON(t, srv.URL+"/api/v1/servers/alpha/history?from=-24h", "", 200, &h)
+	if h.StepSeconds != 300 {
+		t.Errorf("automatic step over 24 h: %v s", h.StepSeconds)
+	}
+	// A server no longer monitored but with history in the store.
+	getJSON(t, srv.URL+"/api/v1/servers/retired/history", "", 200, &h)
+}
+
+func TestAPIUptimeRecordsMapsSessions(t *testing.T) {
+	t.Parallel()
+	st, live, _ := apiFixture(t)
+	srv, _ := newTestServer(t, st, live, Options{})
+
+	var up struct {
+		Day struct {
+			Uptime *float64
+			Polls  int
+		} `json:"24h"`
+		Month struct{ Polls int } `json:"30d"`
+	}
+	getJSON(t, srv.URL+"/api/v1/servers/alpha/uptime", "", 200, &up)
+	if up.Day.Polls != 120 || up.Day.Uptime == nil || *up.Day.Uptime != 110.0/120 || up.Month.Polls != 120 {
+		t.Errorf("uptime: %+v", up)
+	}
+
+	var rec struct {
+		AllTime int    `json:"all_time"`
+		At      string `json:"all_time_at"`
+	}
+	getJSON(t, srv.URL+"/api/v1/servers/alpha/records", "", 200, &rec)
+	if rec.AllTime != 9 || rec.At == "" {
+		t.Errorf("records: %+v", rec)
+	}
+
+	var maps struct{ Maps []store.MapChange }
+	getJSON(t, srv.URL+"/api/v1/servers/alpha/maps", "", 200, &maps)
+	if len(maps.Maps) != 2 || maps.Maps[0].Map != "de_dust2" || maps.Maps[1].Map != "de_inferno" {
+		t.Errorf("maps: %+v", maps.Maps)
+	}
+
+	var sess struct {
+		Sessions []struct {
+			Player          string
+			Online          bool
+			Left            *string
+			DurationSeconds float64 `json:"duration_seconds"`
+		}
+	}
+	getJSON(t, srv.URL+"/api/v1/servers/alpha/sessions", "", 200, &sess)
+	if len(sess.Sessions) != 2 { // Alice, then Bob (newest first)
+		t.Fatalf("sessions: %+v", sess.Sessions)
+	}
+	if s := sess.Sessions[0]; s.Player != "Bob" || !s.Online || s.Left != nil || s.DurationSeconds <= 0 {
+		t.Errorf("newest session: %+v", s)
+	}
+	getJSON(t, srv.URL+"/api/v1/sessions?player=Bob", "", 200, &sess)
+	if len(sess.Sessions) != 1 || sess.Sessions[0].Player != "Bob" {
+		t.Errorf("Bob's sessions: %+v", sess.Sessions)
+	}
+	getJSON(t, srv.URL+"/api/v1/servers/alpha/sessions?limit=1", "", 200, &sess)
+	if len(sess.Sessions) != 1 {
+		t.Errorf("limit=1: %d sessions", len(sess.Sessions))
+	}
+}
+
+func TestAPIErrors(t *testing.T) {
+	t.Parallel()
+	st, live, _ := apiFixture(t)
+	srv, _ := newTestServer(t, st, live, Options{})
+	for _, c := range []struct {
+		path   string
+		status int
+		code   string
+	}{
+		{"/api/v1/servers/nobody", 404, "not_found"},
+		{"/api/v1/servers/nobody/history", 404, "not_found"},
+		{"/api/v1/servers/alpha/history?from=yesterday", 400, "bad_parameter"},
+		{"/api/v1/servers/alpha/history?from=-1h&to=-2h", 400, "bad_parameter"},
+		{"/api/v1/servers/alpha/history?step=0", 400, "bad_parameter"},
+		{"/api/v1/servers/alpha/history?step=1s&from=-720h", 400, "bad_parameter"},
+		{"/api/v1/servers/alpha/history?step=fast", 400, "bad_parameter"},
+		{"/api/v1/servers/alpha/sessions?limit=0", 400, "bad_parameter"},
+		{"/api/v1/servers/alpha/sessions?limit=5000", 400, "bad_parameter"},
+		{"/api/v1/servers/alpha/maps?to=1e300", 400, "bad_parameter"},
+		{"/api/v1/events?kind=explode", 400, "bad_parameter"},
+		{"/api/v1/nothing", 404, "not_found"},
+	} {
+		var e errorBody
+		getJSON(t, srv.URL+c.path, "", c.status, &e)
+		if e.Error.Status != c.status || e.Error.Code != c.code || e.Error.Message == "" {
+			t.Errorf("%s: %+v", c.path, e)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/v1/servers", strings.NewReader("{}"))
+	if status, _, body := do(t, req); status != http.StatusMethodNotAllowed {
+		t.Errorf("POST /api/v1/servers: %d %s", status, body)
+	}
+
+	// A failing store is a 500 with a message that does not leak its error.
+	st.mu.Lock()
+	st.fail = errors.New("disk on fire at /secret/path")
+	st.mu.Unlock()
+	var e errorBody
+	getJSON(t, srv.URL+"/api/v1/servers/alpha/records", "", 500, &e)
+	if e.Error.Code != "internal" || strings.Contains(e.Error.Message, "secret") {
+		t.Errorf("store failure: %+v", e)
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 24, 21, 0, 0, 0, time.UTC)
+	for in, want := range map[string]time.Time{
+		"now":                  now,
+		"-24h":                 now.Add(-24 * time.Hour),
+		"-7d":                  now.Add(-7 * 24 * time.Hour),
+		"1700000000":           time.Unix(1700000000, 0),
+		"2026-11-24T20:00:00Z": now.Add(-time.Hour),
+	} {
+		got, err := parseTime(in, now)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("parseTime(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "yesterday", "-x", "1e300", "-5", "-1e9d", "-NaNd"} {
+		if _, err := parseTime(bad, now); err == nil {
+			t.Errorf("parseTime(%q): no error", bad)
+		}
+	}
+}
