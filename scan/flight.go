@@ -281,13 +281,13 @@ func (f *flight) converse() {
 		ctx, cancel = context.WithTimeout(ctx, r.e.deadline)
 		defer cancel()
 	}
-	status, fill := r.e.blocking.query(ctx, f.res.Addr)
+	status, fill, stats := r.e.blocking.query(ctx, f.res.Addr)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.done {
 		return
 	}
-	f.sent = 1
+	f.sent, f.resent = int64(stats.Sent), int64(stats.Resent)
 	f.nextSend = time.Now().Add(r.e.interval)
 	f.res.Status = status
 	fill(&f.res)

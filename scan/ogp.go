@@ -43,7 +43,9 @@ type blockingProtocol interface {
 }
 
 type blockingSession interface {
-	query(ctx context.Context, addr netip.AddrPort) (Status, func(*Result))
+	// query asks addr, and returns the outcome, what to fill in the
+	// result with, and the datagrams the query sent.
+	query(ctx context.Context, addr netip.AddrPort) (Status, func(*Result), ogp.Stats)
 	close()
 }
 
@@ -54,12 +56,9 @@ func (p OGP) session(timeout time.Duration, retries, readBuffer int) blockingSes
 		q = &all
 	}
 	if retries == 0 {
-		retries = -1 // none, whether ogp reads 0 as none or as its default
+		retries = -1 // none: ogp.Client reads 0 as its default
 	}
 	c := &ogp.Client{Dialect: p.Dialect, Timeout: timeout, Retries: retries, ReadBuffer: readBuffer}
-	if retries == 0 {
-		c.Retries = -1 // none; ogp.Client reads 0 as its default
-	}
 	return &ogpSession{c: c, q: q}
 }
 
@@ -68,12 +67,16 @@ type ogpSession struct {
 	q *ogp.Query
 }
 
-func (s *ogpSession) query(ctx context.Context, addr netip.AddrPort) (Status, func(*Result)) {
+func (s *ogpSession) query(ctx context.Context, addr netip.AddrPort) (Status, func(*Result), ogp.Stats) {
 	res := &OGPResult{}
 	resp, err := s.c.Query(ctx, addr, s.q)
 	res.Err = err
+	var stats ogp.Stats
 	if resp != nil {
-		res.Answer, res.Ping = resp.Answer, resp.RTT
+		res.Answer, res.Ping, stats = resp.Answer, resp.RTT, resp.Stats
+	}
+	if ce := (*ogp.CallError)(nil); errors.As(err, &ce) {
+		stats = ce.Stats
 	}
 	status := StatusFailed
 	switch {
@@ -86,7 +89,7 @@ func (s *ogpSession) query(ctx context.Context, addr netip.AddrPort) (Status, fu
 	case errors.Is(err, syscall.ECONNREFUSED):
 		status = StatusUnreachable
 	}
-	return status, func(r *Result) { r.OGP = res }
+	return status, func(r *Result) { r.OGP = res }, stats
 }
 
 func (s *ogpSession) close() { s.c.Close() }

@@ -88,3 +88,14 @@ func TestScanOGPFleet(t *testing.T) {
 		}
 	}
 }
+
+func TestScanOGPCounts(t *testing.T) {
+	t.Parallel()
+	// The summary counts the datagrams OGP queries sent, resends included.
+	list := silentTargets(t, 2)
+	s := &Scanner{Protocol: OGP{}, Timeout: 20 * time.Millisecond, Retries: 2}
+	_, sum := collect(t, s, strings.NewReader(list))
+	if sum.TimedOut != 2 || sum.Sent != 6 || sum.Resent != 4 {
+		t.Errorf("summary %+v, want 2 timed out, 6 sent, 4 resent", sum)
+	}
+}
