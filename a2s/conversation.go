@@ -582,6 +582,10 @@ func (c *Conversation) finish(i int, err error, replied bool) {
 	if err != nil {
 		c.res.setErr(i, c.opError(i, err))
 	}
+	if c.finished == c.want {
+		c.reasm.Reset() // hands partial replies' storage back
+		return
+	}
 	if !c.open {
 		c.open = replied && (s == SectionPlayers || s == SectionRules)
 		if c.air == 0 && c.due == 0 {
@@ -600,6 +604,7 @@ func (c *Conversation) failLeft(err error) {
 	c.finished = c.want
 	c.air, c.asked, c.due, c.resent = 0, 0, 0, 0
 	c.grace = time.Time{}
+	c.reasm.Reset() // hands partial replies' storage back
 }
 
 func (c *Conversation) opError(i int, err error) error {
