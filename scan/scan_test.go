@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/gsq-project/gsq/a2s"
@@ -473,4 +474,17 @@ func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+func TestScanReadError(t *testing.T) {
+	t.Parallel()
+	// A list that fails half-way: the targets read are scanned, and Scan
+	// returns the read error.
+	boom := errors.New("disk on fire")
+	list := io.MultiReader(strings.NewReader("bad:x\nworse:y\n"), iotest.ErrReader(boom))
+	var results int
+	sum, err := (&Scanner{}).Scan(testContext(t), list, func(*Result) { results++ })
+	if !errors.Is(err, boom) || sum.Targets != 2 || results != 2 {
+		t.Fatalf("err %v, %+v, %d results", err, sum, results)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"iter"
 	"net"
 	"net/netip"
+	"sync/atomic"
 	"time"
 )
 
@@ -177,13 +178,16 @@ func (s *Scanner) Scan(ctx context.Context, targets io.Reader, emit func(*Result
 	}
 	defer e.close()
 	tr := NewTargetReader(targets, e.proto.DefaultPort())
-	var readErr error
+	// The sequence runs on a goroutine of its own, which may still wait
+	// in a Read of targets when a canceled scan returns.
+	var readErr atomic.Pointer[error]
 	seq := func(yield func(Target) bool) {
 		for {
 			t, err := tr.Next()
 			if err != nil {
 				if !errors.Is(err, io.EOF) {
-					readErr = fmt.Errorf("scan: reading targets: %w", err)
+					err = fmt.Errorf("scan: reading targets: %w", err)
+					readErr.Store(&err)
 				}
 				return
 			}
@@ -193,8 +197,8 @@ func (s *Scanner) Scan(ctx context.Context, targets io.Reader, emit func(*Result
 		}
 	}
 	sum, err := e.run(ctx, seq, emit)
-	if readErr != nil && err == nil {
-		err = readErr
+	if p := readErr.Load(); p != nil && err == nil {
+		err = *p
 	}
 	return sum, err
 }
