@@ -97,8 +97,10 @@ type Summary struct {
 	Sent        int64 // datagrams sent, retries included
 	Resent      int64 // retries
 	Received    int64 // datagrams received from targets in flight
-	Stray       int64 // datagrams received from nobody in flight
-	Elapsed     time.Duration
+	// Stray counts the datagrams the sockets received from nobody in
+	// flight while the scan ran (those of other scans of the Session too).
+	Stray   int64
+	Elapsed time.Duration
 }
 
 // QueriesPerSecond is the targets completed per second of the scan.
