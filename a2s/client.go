@@ -433,6 +433,13 @@ func (c *Client) sendPending(cl *call, now time.Time) {
 			c.Debug("send", cl.addr, b)
 		}
 		if err := udpio.WriteTo(c.conn, b, cl.addr); err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				c.mu.Lock()
+				if c.closed || c.readErr != nil {
+					err = c.closedErrLocked() // closed while the request went out
+				}
+				c.mu.Unlock()
+			}
 			cl.conv.Fail(err)
 			return
 		}

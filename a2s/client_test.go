@@ -737,7 +737,7 @@ func TestClientRetryKeepsChallenge(t *testing.T) {
 			conn.WriteToUDPAddrPort(reply, from)
 		}
 	})
-	c := &a2s.Client{Timeout: 200 * time.Millisecond, Retries: 2}
+	c := &a2s.Client{Timeout: 500 * time.Millisecond, Retries: 2} // only the lost request times out, even when slow
 	defer c.Close()
 	res, err := c.Info(testCtx(t), addr)
 	if err != nil {

@@ -281,7 +281,9 @@ func TestScanResendsOnlyTheLostSection(t *testing.T) {
 		}
 		return out
 	})
-	s := &Scanner{Retries: 2, MinTimeout: 30 * time.Millisecond, Timeout: 100 * time.Millisecond}
+	// Timeouts long enough that only the lost answer times out, even on a
+	// slow machine.
+	s := &Scanner{Retries: 2, MinTimeout: 200 * time.Millisecond, Timeout: 300 * time.Millisecond}
 	r, sum := scanOne(t, s, srv.addr)
 	checkAnswered(t, r)
 	checkTraffic(t, srv, sum, "T- T77 U77 V77 U77", 1)
@@ -298,7 +300,7 @@ func TestScanRetriesPerSection(t *testing.T) {
 		}
 		return handle(n, req)
 	})
-	s := &Scanner{Retries: 2, MinTimeout: 10 * time.Millisecond, Timeout: 30 * time.Millisecond}
+	s := &Scanner{Retries: 2, MinTimeout: 100 * time.Millisecond, Timeout: 150 * time.Millisecond}
 	r, sum := scanOne(t, s, srv.addr)
 	a := r.A2S
 	if r.Status != StatusPartial || a.Info == nil || a.Players == nil || !errors.Is(a.RulesErr, a2s.ErrTimeout) {

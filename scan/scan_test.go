@@ -82,7 +82,9 @@ func checkFleetResult(t *testing.T, f *sim.Fleet, i int, r *Result) {
 func TestScanFleet(t *testing.T) {
 	t.Parallel()
 	f := startFleet(t, sim.FleetConfig{N: 200, Challenge: true})
-	s := &Scanner{Concurrency: 64}
+	// Patient, so that a slow moment (the race detector on a busy
+	// machine) does not look like loss.
+	s := &Scanner{Concurrency: 64, Timeout: 10 * time.Second, MinTimeout: 10 * time.Second}
 	got, sum := collect(t, s, strings.NewReader(fleetTargets(f)))
 	if sum.Targets != 200 || sum.Answered != 200 || len(got) != 200 {
 		t.Fatalf("summary %+v, %d results", sum, len(got))
@@ -444,7 +446,9 @@ func TestScanLiveServersFirst(t *testing.T) {
 	const live, closed = 50, 400
 	f := startFleet(t, sim.FleetConfig{N: live, Challenge: true})
 	list := fleetTargets(f) + closedTargets(t, closed)
-	s := &Scanner{Rate: 1000, Burst: 1}
+	// Patient, so that no request is resent: each closed port gets one
+	// datagram, each live server four.
+	s := &Scanner{Rate: 1000, Burst: 1, Timeout: 10 * time.Second, MinTimeout: 10 * time.Second}
 	var order []Status
 	sum, err := s.Scan(testContext(t), strings.NewReader(list), func(r *Result) { order = append(order, r.Status) })
 	if err != nil {
