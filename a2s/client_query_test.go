@@ -90,9 +90,10 @@ func TestClientClosedPortIsUnreachable(t *testing.T) {
 	closed := pc.LocalAddr().(*net.UDPAddr).AddrPort()
 	pc.Close()
 	var log sendLog
-	// Only the ICMP error can end these queries: no timer would before the
-	// test's context.
-	c := &a2s.Client{Timeout: time.Hour, Deadline: -1, Debug: log.hook(t)}
+	// Only the ICMP error can end these queries: no timeout would before
+	// the test's context. (The kernel limits the ICMP errors it sends per
+	// second, host-wide; a request whose error was not sent is resent.)
+	c := &a2s.Client{Timeout: 300 * time.Millisecond, Retries: 1000, Deadline: -1, Debug: log.hook(t)}
 	defer c.Close()
 	res, err := c.Query(testCtx(t), closed, a2s.AllSections)
 	if !errors.Is(err, a2s.ErrUnreachable) || !errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, a2s.ErrTimeout) {
@@ -101,8 +102,10 @@ func TestClientClosedPortIsUnreachable(t *testing.T) {
 	if !errors.Is(res.PlayersErr, a2s.ErrUnreachable) || !errors.Is(res.RulesErr, a2s.ErrUnreachable) {
 		t.Errorf("players %v, rules %v", res.PlayersErr, res.RulesErr)
 	}
-	if got := log.take(); got != "T-" {
-		t.Errorf("sent %q to a closed port, want one request", got)
+	if got := log.take(); strings.Trim(strings.ReplaceAll(got, "T-", ""), " ") != "" {
+		t.Errorf("sent %q to a closed port, want INFO only", got)
+	} else if got != "T-" {
+		t.Logf("sent %q: an ICMP error was not sent", got)
 	}
 	if _, err := c.Info(testCtx(t), closed); !errors.Is(err, a2s.ErrUnreachable) {
 		t.Errorf("Info: %v", err)

@@ -447,15 +447,17 @@ func TestScanLiveServersFirst(t *testing.T) {
 	f := startFleet(t, sim.FleetConfig{N: live, Challenge: true})
 	list := fleetTargets(f) + closedTargets(t, closed)
 	// Patient, so that no request is resent: each closed port gets one
-	// datagram, each live server four.
-	s := &Scanner{Rate: 1000, Burst: 1, Timeout: 10 * time.Second, MinTimeout: 10 * time.Second}
+	// datagram, each live server four. The kernel limits the ICMP errors
+	// it sends per second, host-wide (net.ipv4.icmp_msgs_per_sec): a closed
+	// port whose error was not sent ends at the Deadline.
+	s := &Scanner{Rate: 1000, Burst: 1, Timeout: 10 * time.Second, MinTimeout: 10 * time.Second, Deadline: time.Second}
 	var order []Status
 	sum, err := s.Scan(testContext(t), strings.NewReader(list), func(r *Result) { order = append(order, r.Status) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A closed port costs one datagram: INFO, then the ICMP error.
-	if sum.Answered != live || sum.Unreachable != closed || sum.Sent != 4*live+closed {
+	if sum.Answered != live || sum.Unreachable+sum.TimedOut != closed || sum.Unreachable < closed/2 || sum.Sent != 4*live+closed {
 		t.Fatalf("%+v", sum)
 	}
 	answered, early := 0, 0
