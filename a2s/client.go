@@ -61,7 +61,8 @@ var ErrClientClosed = errors.New("a2s: client closed")
 // [os.ErrDeadlineExceeded] (and [context.DeadlineExceeded] when the
 // context's deadline ended it); one whose server sent only what is not A2S
 // with [ErrNotA2S]; on Linux, one to a closed port with [ErrUnreachable]
-// at once; a malformed reply gives a [*ParseError]; a server that keeps
+// at once (when the server's host sends the ICMP error: hosts rate-limit
+// them); a malformed reply gives a [*ParseError]; a server that keeps
 // sending new challenges gives [ErrTooManyChallenges]; a server that
 // refuses with an 'l' reply gives a [*BannedError] at once.
 //

@@ -32,7 +32,10 @@
 //
 // With the defaults a silent server ends within Deadline (5 s); on Linux a
 // closed port ends after one datagram, when the kernel reports the ICMP
-// port unreachable it earned (StatusUnreachable).
+// port unreachable it earned (StatusUnreachable). Hosts limit the ICMP
+// errors they send (Linux: net.ipv4.icmp_msgs_per_sec, 1000 a second by
+// default, for the whole host), so in a fast scan of many closed ports
+// some look silent, and end at their Deadline.
 //
 // # A2S
 //

@@ -35,6 +35,7 @@ type engine struct {
 	proto    Protocol
 	query    a2s.Query     // the template of every A2S conversation
 	deadline time.Duration // per server; negative: none
+	debug    func(dir string, addr netip.AddrPort, b []byte)
 	interval time.Duration
 	maxPerIP int
 	slots    int // Concurrency
@@ -97,6 +98,7 @@ func (s *Scanner) open(cache bool) (*engine, error) {
 		maxPerIP: s.MaxPerIP,
 		slots:    orDefault(s.Concurrency, DefaultConcurrency),
 		resolver: s.Resolver,
+		debug:    s.Debug,
 		perIP:    map[netip.Addr]int{},
 		ipWait:   map[netip.Addr][]*flight{},
 		recent:   map[netip.AddrPort]time.Time{},
@@ -185,7 +187,7 @@ func (s *Scanner) open(cache bool) (*engine, error) {
 		go e.read(sk)
 	}
 	if bp, ok := e.proto.(blockingProtocol); ok {
-		e.blocking = bp.session(e.rtt.max, retries, bufSize)
+		e.blocking = bp.session(e.rtt.max, retries, bufSize, s.Debug)
 	}
 	return e, nil
 }
@@ -304,6 +306,9 @@ func (e *engine) read(sk *socket) {
 		}
 		for i := range n {
 			from, b := sk.reader.Datagram(i)
+			if e.debug != nil {
+				e.debug("recv", from, b)
+			}
 			f := sk.lookup(from)
 			if f == nil {
 				e.stray.Add(1)

@@ -139,6 +139,9 @@ func (f *flight) transmit(now time.Time, out *udpio.Writer) {
 		f.resent++
 	}
 	addr := f.res.Addr
+	if e.debug != nil {
+		e.debug("send", addr, b)
+	}
 	if e.interval == 0 && out.Add(b, addr) {
 		return // a failed batched send comes back through the writer
 	}

@@ -39,7 +39,7 @@ type OGPResult struct {
 // their own, one goroutine per target, rather than on the engine's
 // sockets.
 type blockingProtocol interface {
-	session(timeout time.Duration, retries, readBuffer int) blockingSession
+	session(timeout time.Duration, retries, readBuffer int, debug func(string, netip.AddrPort, []byte)) blockingSession
 }
 
 type blockingSession interface {
@@ -49,7 +49,7 @@ type blockingSession interface {
 	close()
 }
 
-func (p OGP) session(timeout time.Duration, retries, readBuffer int) blockingSession {
+func (p OGP) session(timeout time.Duration, retries, readBuffer int, debug func(string, netip.AddrPort, []byte)) blockingSession {
 	q := p.Query
 	if q == nil {
 		all := ogp.QueryAll(p.Dialect)
@@ -58,7 +58,7 @@ func (p OGP) session(timeout time.Duration, retries, readBuffer int) blockingSes
 	if retries == 0 {
 		retries = -1 // none: ogp.Client reads 0 as its default
 	}
-	c := &ogp.Client{Dialect: p.Dialect, Timeout: timeout, Retries: retries, ReadBuffer: readBuffer}
+	c := &ogp.Client{Dialect: p.Dialect, Timeout: timeout, Retries: retries, ReadBuffer: readBuffer, Debug: debug}
 	return &ogpSession{c: c, q: q}
 }
 

@@ -24,7 +24,6 @@ type scriptServer struct {
 	addr netip.AddrPort
 	mu   sync.Mutex
 	log  []a2s.Request
-	at   []time.Time
 }
 
 func startScript(t *testing.T, handle func(n int, req a2s.Request) [][]byte) *scriptServer {
@@ -42,9 +41,8 @@ func startScript(t *testing.T, handle func(n int, req a2s.Request) [][]byte) *sc
 	go func() {
 		defer close(done)
 		buf := make([]byte, 2048)
-		read := stampedReader(c)
 		for {
-			n, from, at, err := read(buf)
+			n, from, err := c.ReadFromUDPAddrPort(buf)
 			if err != nil {
 				return
 			}
@@ -56,7 +54,6 @@ func startScript(t *testing.T, handle func(n int, req a2s.Request) [][]byte) *sc
 			s.mu.Lock()
 			i := len(s.log)
 			s.log = append(s.log, req)
-			s.at = append(s.at, at)
 			s.mu.Unlock()
 			for _, d := range handle(i, req) {
 				if _, err := c.WriteToUDPAddrPort(d, from); err != nil {
@@ -436,19 +433,51 @@ func TestScanBanned(t *testing.T) {
 
 func TestScanHostIntervalOneAtATime(t *testing.T) {
 	t.Parallel()
-	// With HostInterval, a server gets one request at a time, spaced.
+	// With HostInterval, a server gets one request at a time, spaced: each
+	// goes out at least HostInterval after the previous one left.
 	srv := startScript(t, challenged(t, 0x42))
 	const gap = 40 * time.Millisecond
+	var sends sendTimes
 	s := patient
 	s.HostInterval = gap
+	s.Debug = sends.hook
 	r, sum := scanOne(t, &s, srv.addr)
 	checkAnswered(t, r)
 	checkTraffic(t, srv, sum, "T- T42 U42 V42", 0)
-	srv.mu.Lock()
-	defer srv.mu.Unlock()
-	for i := 1; i < len(srv.at); i++ {
-		if d := srv.at[i].Sub(srv.at[i-1]); d < gap*4/5 {
-			t.Errorf("requests %d and %d %v apart, HostInterval %v", i-1, i, d, gap)
+	sends.check(t, gap)
+}
+
+// sendTimes records when a scan sent each request, per server, from its
+// Debug hook.
+type sendTimes struct {
+	mu sync.Mutex
+	at map[netip.AddrPort][]time.Time
+}
+
+func (s *sendTimes) hook(dir string, addr netip.AddrPort, _ []byte) {
+	if dir != "send" {
+		return
+	}
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.at == nil {
+		s.at = map[netip.AddrPort][]time.Time{}
+	}
+	s.at[addr] = append(s.at[addr], now)
+}
+
+// check fails t unless the requests to each server went out gap apart or
+// more.
+func (s *sendTimes) check(t *testing.T, gap time.Duration) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for addr, at := range s.at {
+		for i := 1; i < len(at); i++ {
+			if d := at[i].Sub(at[i-1]); d < gap {
+				t.Errorf("%s: requests %d and %d %v apart, HostInterval %v", addr, i-1, i, d, gap)
+			}
 		}
 	}
 }

@@ -163,6 +163,12 @@ type Scanner struct {
 	// Resolver resolves host names, preferring IPv4; nil means
 	// net.DefaultResolver.
 	Resolver *net.Resolver
+	// Debug, if set, is called with every datagram sent ("send") to a
+	// server and received ("recv") from one. It must not retain b. It is
+	// called from several goroutines at once, as the requests go out (a
+	// batch of requests leaves soon after) and as the replies are read,
+	// so it should be quick.
+	Debug func(dir string, addr netip.AddrPort, b []byte)
 }
 
 // Scan queries every target read from targets (see [TargetReader]) and
