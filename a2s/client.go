@@ -86,16 +86,13 @@ type Client struct {
 	// an obsolete GoldSource 'm' one, since some GoldSource servers send
 	// both (default 50ms; negative disables the wait).
 	GoldSourceGrace time.Duration
-	// LegacyChallenge makes Players and Rules fetch a missing challenge
-	// with A2S_SERVERQUERY_GETCHALLENGE ('W', 0x57) instead of a request
-	// carrying -1. The 'W' request is padded with four bytes to the size of
-	// the 'A' reply, so that a server refusing to amplify can answer it.
+	// LegacyChallenge fetches a missing challenge with the deprecated
+	// A2S_SERVERQUERY_GETCHALLENGE request (see [Query.LegacyChallenge]).
 	LegacyChallenge bool
-	// PadInfo pads A2S_INFO requests to PaddedInfoSize bytes, the
-	// alternative to the challenge that Valve proposed in 2020: a server
-	// that accepts it (see [Server.AcceptPaddedInfo]) answers at once, one
-	// round trip sooner. Servers that insist on the challenge answer with
-	// an 'A' reply as usual, and the resent request is padded too.
+	// PadInfo pads A2S_INFO requests to PaddedInfoSize bytes, which a
+	// server may answer without a challenge (see [Query.PadInfo]). Servers
+	// that insist on the challenge answer with an 'A' reply as usual, and
+	// the resent request is padded too.
 	PadInfo bool
 	// PacketConn is the socket to use. If nil, the client opens a UDP
 	// socket on first use. The Client owns it either way: Close closes it.

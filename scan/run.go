@@ -362,37 +362,13 @@ func (r *run) cancel() {
 		var victims []*flight
 		e.mu.Lock()
 		for ip, w := range e.ipWait {
-			kept := w[:0]
-			for _, f := range w {
-				if f.r == r {
-					victims = append(victims, f)
-				} else {
-					kept = append(kept, f)
-				}
-			}
-			if len(kept) == 0 {
-				delete(e.ipWait, ip)
-			} else {
-				e.ipWait[ip] = kept
-			}
+			victims = takeRun(r, victims, e.ipWait, ip, w)
 		}
 		e.mu.Unlock()
 		for _, sk := range e.socks {
 			sk.mu.Lock()
 			for addr, w := range sk.waiting {
-				kept := w[:0]
-				for _, f := range w {
-					if f.r == r {
-						victims = append(victims, f)
-					} else {
-						kept = append(kept, f)
-					}
-				}
-				if len(kept) == 0 {
-					delete(sk.waiting, addr)
-				} else {
-					sk.waiting[addr] = kept
-				}
+				victims = takeRun(r, victims, sk.waiting, addr, w)
 			}
 			for _, f := range sk.flights {
 				if f.r == r {
@@ -405,6 +381,26 @@ func (r *run) cancel() {
 			f.cancel(r.ctx.Err())
 		}
 	})
+}
+
+// takeRun moves r's flights from the waiting list w, m[k], to victims,
+// and returns victims.
+func takeRun[K comparable](r *run, victims []*flight, m map[K][]*flight, k K, w []*flight) []*flight {
+	kept := w[:0]
+	for _, f := range w {
+		if f.r == r {
+			victims = append(victims, f)
+		} else {
+			kept = append(kept, f)
+		}
+	}
+	clear(w[len(kept):])
+	if len(kept) == 0 {
+		delete(m, k)
+	} else {
+		m[k] = kept
+	}
+	return victims
 }
 
 // deliver queues a finished result for the emitter.

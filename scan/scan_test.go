@@ -486,3 +486,39 @@ func TestScanReadError(t *testing.T) {
 		t.Fatalf("err %v, %+v, %d results", err, sum, results)
 	}
 }
+
+func TestScanCancelWaiting(t *testing.T) {
+	t.Parallel()
+	// Targets waiting for their turn (a server listed twice, an IP address
+	// at MaxPerIP) are canceled too: every target read gets its result.
+	list, conns := silentServers(t, 4)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := &Scanner{MaxPerIP: 2, Timeout: 20 * time.Second, MinTimeout: 20 * time.Second, Deadline: -1}
+	done := make(chan Summary, 1)
+	var results []*Result
+	go func() {
+		sum, err := s.Scan(ctx, strings.NewReader(list+list+list), func(r *Result) { results = append(results, r) })
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Scan returned %v", err)
+		}
+		done <- sum
+	}()
+	buf := make([]byte, 64)
+	conns[0].SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, _, err := conns[0].ReadFromUDPAddrPort(buf); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	sum := <-done
+	// The scan may not have read every line when it was canceled; those
+	// it read all get a result.
+	if sum.Targets < 1 || sum.Canceled != sum.Targets || len(results) != sum.Targets {
+		t.Fatalf("summary %+v, %d results", sum, len(results))
+	}
+	for _, r := range results {
+		if r.Status != StatusCanceled {
+			t.Errorf("%s: status %v", r.Addr, r.Status)
+		}
+	}
+}
