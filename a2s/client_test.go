@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -139,7 +140,9 @@ func checkBanned(t *testing.T, c *a2s.Client, addr netip.AddrPort, msg a2s.Text)
 		start := time.Now()
 		err := query()
 		var be *a2s.BannedError
-		if !errors.Is(err, a2s.ErrBanned) || !errors.As(err, &be) || string(be.Message) != string(msg) {
+		// A short query gets the text cut: a2stest answers an unproven
+		// query with at most three times its size.
+		if !errors.Is(err, a2s.ErrBanned) || !errors.As(err, &be) || len(be.Message) == 0 || !strings.HasPrefix(string(msg), string(be.Message)) {
 			t.Errorf("%s: err = %v, want a BannedError %q", name, err, msg)
 		}
 		if waited := time.Since(start); waited >= c.Timeout {
@@ -152,7 +155,7 @@ func checkBanned(t *testing.T, c *a2s.Client, addr netip.AddrPort, msg a2s.Text)
 // the keywords.
 func TestClientRustCounts(t *testing.T) {
 	t.Parallel()
-	p, _ := a2stest.ProfileByName("rust")
+	p, _ := a2stest.LookupProfile("rust")
 	srv := a2stest.NewServer(p)
 	defer srv.Close()
 	res, err := newClient(t).Info(testCtx(t), srv.Addr())
@@ -461,7 +464,7 @@ func TestClientConcurrent(t *testing.T) {
 	t.Parallel()
 	var servers []*a2stest.Server
 	for _, name := range []string{"modern", "legacy", "split-out-of-order", "goldsource-dual"} {
-		p, _ := a2stest.ProfileByName(name)
+		p, _ := a2stest.LookupProfile(name)
 		p.RateLimit = -1
 		s := a2stest.NewServer(p)
 		defer s.Close()

@@ -73,7 +73,7 @@ func TestInteropGoA2S(t *testing.T) {
 // SetMaxPacketSize is the documented workaround and then it reads our
 // reply right.
 func TestInteropGoA2SOversized(t *testing.T) {
-	p, _ := a2stest.ProfileByName("oversized")
+	p, _ := a2stest.LookupProfile("oversized")
 	srv := a2stest.NewServer(p)
 	defer srv.Close()
 	want, _, _ := profileContent(p)

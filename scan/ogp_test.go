@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsq-project/gsq/internal/sim"
 	"github.com/gsq-project/gsq/ogp"
 	"github.com/gsq-project/gsq/ogp/ogptest"
-	"github.com/gsq-project/gsq/sim"
 )
 
 func TestScanOGP(t *testing.T) {

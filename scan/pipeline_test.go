@@ -385,9 +385,9 @@ func TestScanProfiles(t *testing.T) {
 		{"rust", 4},
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
-			p, ok := a2stest.ProfileByName(tc.profile)
-			if !ok {
-				t.Fatalf("no profile %q", tc.profile)
+			p, err := a2stest.LookupProfile(tc.profile)
+			if err != nil {
+				t.Fatal(err)
 			}
 			srv := a2stest.NewServer(p)
 			t.Cleanup(srv.Close)
@@ -412,7 +412,7 @@ func TestScanBanned(t *testing.T) {
 	t.Parallel()
 	// A server that refuses the client with an 'l' reply fails every
 	// section at once with its message, and is never asked again.
-	p, _ := a2stest.ProfileByName("banned")
+	p, _ := a2stest.LookupProfile("banned")
 	srv := a2stest.NewServer(p)
 	t.Cleanup(srv.Close)
 	r, _ := scanOne(t, &patient, srv.Addr())

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/gsq-project/gsq/a2s"
-	"github.com/gsq-project/gsq/sim"
+	"github.com/gsq-project/gsq/internal/sim"
 )
 
 // startFleet starts a simulated fleet on free loopback ports.

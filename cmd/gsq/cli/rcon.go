@@ -20,6 +20,7 @@ import (
 
 	"github.com/gsq-project/gsq/rcon"
 	"github.com/gsq-project/gsq/rcon/mctext"
+	"github.com/gsq-project/gsq/result"
 )
 
 func init() { register(newRconCmd) }
@@ -383,10 +384,11 @@ func resolveRconTarget(ctx context.Context, env *Env, cmd *cobra.Command, o *rco
 // dialect, port 25575 means Minecraft and any other port Source; a
 // missing port is the dialect's standard one.
 func rconAddress(address, dialect string) (string, rcon.Dialect, error) {
-	host, port, err := splitHostPort(address, sourceRconPort)
+	hp, err := parseHostPort(address, sourceRconPort)
 	if err != nil {
 		return "", 0, err
 	}
+	host, port := hp.host, hp.port
 	if dialect == "" && port == minecraftRconPort {
 		dialect = "minecraft"
 	}
@@ -601,7 +603,7 @@ func (p *rconPrinter) fail(t *rconTarget, cmd string, err error, login bool) int
 
 // rconErrorKind classifies an RCON error for JSON and the exit code. A
 // Squad server answers a wrong password by closing the connection.
-func rconErrorKind(err error, login bool, profile string) string {
+func rconErrorKind(err error, login bool, profile string) result.Kind {
 	switch {
 	case errors.Is(err, rcon.ErrAuthFailed):
 		return kindAuth
