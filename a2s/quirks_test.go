@@ -92,7 +92,7 @@ func TestInfoPlayerCountsRust(t *testing.T) {
 }
 
 func TestInfoMissingVAC(t *testing.T) {
-	// The DayZ capture in the field notes: the VAC byte is missing, so the
+	// A DayZ server seen leaving the VAC byte out: it is missing, so the
 	// version's first digit lands in it.
 	in := dayz()
 	in.EDF, in.VAC = 0, 0
@@ -163,7 +163,8 @@ func TestTextQuirks(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := gp.List[0].Name
-	if n.IsUTF8() || n.String() != string(bad) || n.UTF8() != "\uFFFDab\uFFFD\uFFFDc" {
+	// Bytes outside UTF-8 read as Latin-1, as ogp and rcon read them.
+	if n.IsUTF8() || n.String() != string(bad) || n.UTF8() != "\u0099abÿþc" {
 		t.Errorf("invalid UTF-8 name: IsUTF8 %v String %q UTF8 %q", n.IsUTF8(), n.String(), n.UTF8())
 	}
 	if gp.List[0].Score != -3 || gp.List[0].Duration != -1 {
@@ -481,7 +482,7 @@ func TestBannedReply(t *testing.T) {
 }
 
 // Non-Steam GoldSource servers may end the 'm' reply before the Bots
-// byte (field notes §3.3, WoozyMasta/a2s#6): the reply still parses,
+// byte (WoozyMasta/a2s issue #6): the reply still parses,
 // says so, and re-encodes to the same bytes.
 func TestInfoGoldSourceNoBots(t *testing.T) {
 	for _, withMod := range []bool{true, false} {
