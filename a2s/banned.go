@@ -10,7 +10,8 @@ import (
 // ErrBanned means the server refused to answer with an 'l' reply:
 // GoldSource non-Steam servers send one, with a line of text such as
 // "You have been banned from this server.", to any query from an address
-// they ban (field notes §3.3, WoozyMasta/a2s#6). Retrying will not help.
+// they ban (reported in the WoozyMasta/a2s issue tracker, #6). Retrying
+// will not help.
 var ErrBanned = errors.New("a2s: banned by the server")
 
 // BannedError is the error of a query the server refused with an 'l'

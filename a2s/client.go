@@ -1,99 +1,108 @@
 package a2s
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/netip"
-	"os"
-	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/gsq-project/gsq/internal/udpio"
 )
 
-// Client defaults, used when the corresponding Client field is zero.
-const (
-	DefaultTimeout         = 2 * time.Second
-	DefaultRetries         = 2
-	DefaultMaxChallenges   = 3
-	DefaultGoldSourceGrace = 50 * time.Millisecond
-)
-
-// receiveBufferSize is the read buffer of the client socket: the largest
-// UDP payload, because Rust and Unreal games send unsplit replies far
-// beyond the spec's 1400 bytes.
+// receiveBufferSize is the read buffer of a datagram: the largest UDP
+// payload, because Rust and Unreal games send unsplit replies far beyond
+// the spec's 1400 bytes.
 const receiveBufferSize = 64 << 10
 
-// socketBufferSize is the SO_RCVBUF asked for the client socket, so that
+// DefaultReadBuffer is the SO_RCVBUF a Client asks for its socket, so that
 // bursts of replies from many servers are not dropped by the kernel.
-const socketBufferSize = 4 << 20
+const DefaultReadBuffer = 4 << 20
 
-// defaultReadBatch is how many datagrams one recvmmsg(2) call may return
-// to a server loop; clientReadBatch, to the client's read loop, which
-// takes the replies of many servers.
-const (
-	defaultReadBatch = 8
-	clientReadBatch  = 32
-)
+// clientReadBatch is how many datagrams one read of the client's socket
+// may return (recvmmsg(2) on Linux).
+const clientReadBatch = 32
 
 // maxCachedChallenges bounds the per-server challenge cache.
 const maxCachedChallenges = 1 << 16
+
+// callQueue is how many datagrams the read loop queues for a query before
+// it drops the next ones: a query that is busy (decompressing, say) holds
+// up no one else.
+const callQueue = 64
+
+// maxReadErrors is how many read errors in a row (other than a closed
+// socket) end the read loop.
+const maxReadErrors = 16
 
 // ErrClientClosed is returned by queries on a closed Client.
 var ErrClientClosed = errors.New("a2s: client closed")
 
 // Client queries game servers. It is safe for concurrent use: all queries
 // share one UDP socket, read by one goroutine that hands each datagram to
-// the query it answers (matched by source address and reply type; stray
-// datagrams are dropped). Split replies are reassembled per server, several
-// split IDs at a time. On Linux, replies are read with recvmmsg(2) and the
-// requests of concurrent queries are sent together with sendmmsg(2): those
-// of the queries woken by one batch of replies go out in one call. The
-// zero value is ready to use; call Close to release the socket.
+// the queries of the server that sent it. Each query is a [Conversation]
+// run by the calling goroutine: it sends the requests, parses the replies,
+// reassembles and decompresses split ones, so a hostile server's
+// decompression bomb costs its own query's goroutine and holds up no one
+// else. The zero value is ready to use; call Close to release the socket.
 //
-// Every query follows the challenge protocol whatever its type: an S2C_CHALLENGE
-// ('A') reply makes the client resend the request with the echoed 4 bytes, at
-// most MaxChallenges times per query. The reading goroutine resends it
-// itself, without waking the query, and the resent request gets a whole
-// Timeout. The challenge is remembered per server, so Players and Rules
-// after Info need no extra round trip; a stale one just earns a new 'A'.
+// A query asks for the challenge first and then, with it, for every
+// section left at once; the challenge is remembered per server, so the
+// next query to it needs no extra round trip (a stale one just earns a new
+// one). An unanswered request is sent again after Timeout, half as long
+// again on each resend, Retries times, and the whole query takes at most
+// Deadline: with the defaults, 1 s, 1.5 s and 2.25 s, so a silent server
+// fails after 4.75 s and never after more than 5 s.
 //
-// Errors: a query that gets no answer fails with an error matching
-// [ErrTimeout] and [os.ErrDeadlineExceeded] (and [context.DeadlineExceeded]
-// when the context's deadline ended it); a malformed reply gives a
-// [*ParseError]; a server that keeps answering 'A' gives
-// [ErrTooManyChallenges]; a server that refuses with an 'l' reply gives a
-// [*BannedError] at once.
+// Errors are [*OpError] values naming the section and the server. A query
+// that gets no answer fails with an error matching [ErrTimeout] and
+// [os.ErrDeadlineExceeded] (and [context.DeadlineExceeded] when the
+// context's deadline ended it); one whose server sent only what is not A2S
+// with [ErrNotA2S]; on Linux, one to a closed port with [ErrUnreachable]
+// at once (when the server's host sends the ICMP error: hosts rate-limit
+// them); a malformed reply gives a [*ParseError]; a server that keeps
+// sending new challenges gives [ErrTooManyChallenges]; a server that
+// refuses with an 'l' reply gives a [*BannedError] at once.
+//
+// Set the fields before the first query; the socket options are read
+// once, the others at the start of each query.
 type Client struct {
-	// Timeout is how long one attempt waits for an answer (default 2s).
-	// Attempt n (from 0) waits Timeout + n*Timeout/2: a linear backoff.
+	// Timeout is how long the first send of a request waits for its answer
+	// (default DefaultTimeout, 1s); each resend waits half as long again.
 	Timeout time.Duration
-	// Retries is how many times a request is resent after an attempt timed
-	// out (default 2). Set it negative for no retry.
+	// Retries is how many times an unanswered request is sent again
+	// (default DefaultRetries, 2). Set it negative for none.
 	Retries int
-	// MaxChallenges bounds the 'A' replies accepted per query (default 3).
+	// Deadline is the most time one query takes, from its first request,
+	// whatever the retries (default DefaultDeadline, 5s). Set it negative
+	// for none: Timeout and Retries then bound the wait.
+	Deadline time.Duration
+	// MaxChallenges bounds the new challenges accepted per query (default
+	// DefaultMaxChallenges, 3).
 	MaxChallenges int
 	// GoldSourceGrace is how long Info waits for a Source 'I' reply after
 	// an obsolete GoldSource 'm' one, since some GoldSource servers send
 	// both (default 50ms; negative disables the wait).
 	GoldSourceGrace time.Duration
-	// LegacyChallenge makes Players and Rules fetch a missing challenge
-	// with A2S_SERVERQUERY_GETCHALLENGE ('W', 0x57) instead of a request
-	// carrying -1. The 'W' request is padded with four bytes to the size of
-	// the 'A' reply, so that a server refusing to amplify can answer it.
+	// LegacyChallenge fetches a missing challenge with the deprecated
+	// A2S_SERVERQUERY_GETCHALLENGE request (see [Query.LegacyChallenge]).
 	LegacyChallenge bool
-	// PadInfo pads A2S_INFO requests to PaddedInfoSize bytes, the
-	// alternative to the challenge that Valve proposed in 2020: a server
-	// that accepts it (see [Server.AcceptPaddedInfo]) answers at once, one
-	// round trip sooner. Servers that insist on the challenge answer with
-	// an 'A' reply as usual, and the resent request is padded too.
+	// PadInfo pads A2S_INFO requests to PaddedInfoSize bytes, which a
+	// server may answer without a challenge (see [Query.PadInfo]). Servers
+	// that insist on the challenge answer with an 'A' reply as usual, and
+	// the resent request is padded too.
 	PadInfo bool
 	// PacketConn is the socket to use. If nil, the client opens a UDP
 	// socket on first use. The Client owns it either way: Close closes it.
 	PacketConn net.PacketConn
+	// LocalAddr is the address the client binds when it opens its own
+	// socket; the zero value binds every interface on a free port.
+	LocalAddr netip.AddrPort
+	// ReadBuffer is the SO_RCVBUF asked for the socket (default
+	// DefaultReadBuffer, 4 MB; the kernel caps it).
+	ReadBuffer int
 	// Debug, if set, is called with every datagram sent ("send") and
 	// received ("recv"). It must not retain b. Received datagrams are
 	// reported from the read loop, so Debug should be quick.
@@ -102,22 +111,10 @@ type Client struct {
 	initOnce sync.Once
 	initErr  error
 	conn     net.PacketConn
-	udp      *net.UDPConn // conn, when it is one (allocation-free I/O)
-	batch    *batchWriter // sends requests with sendmmsg, when available
-	loopDone chan struct{}
-	epoch    time.Time // origin of now()
-
-	// Owned by the read loop: the requests it resends after 'A' replies,
-	// whether it holds the batch writer until the end of a batch of
-	// replies, and whether that batch woke a query (see flush).
-	resends   []resend
-	resendBuf []byte
-	holding   bool
-	woke      bool
+	loopDone chan struct{} // closed when the read loop has returned
 
 	mu         sync.Mutex
-	peers      map[netip.AddrPort]*peer
-	freePeers  []*peer
+	peers      map[netip.AddrPort]*call // the queries of each server, linked by next
 	challenges map[netip.AddrPort]uint32
 	closed     bool
 	readErr    error
@@ -131,156 +128,58 @@ type InfoResult struct {
 	// GoldSource is the 'm' reply when one was received (it is Info when
 	// that was the only reply), nil otherwise.
 	GoldSource *Info
-	// Ping is the round-trip time of the request that was answered.
+	// RTT is the round-trip time of the query (see [Result.RTT]).
+	RTT time.Duration
+	// Ping is RTT, under its older name.
+	//
+	// Deprecated: use RTT.
 	Ping time.Duration
 }
 
-// queryKind is what a pending query waits for.
-type queryKind uint8
-
-const (
-	kindInfo queryKind = iota
-	kindPlayers
-	kindRules
-	kindPing
-)
-
-func (k queryKind) String() string {
-	switch k {
-	case kindInfo:
-		return "info"
-	case kindPlayers:
-		return "players"
-	case kindRules:
-		return "rules"
-	default:
-		return "ping"
-	}
-}
-
-// requestType is the request byte sent for the kind.
-func (k queryKind) requestType() byte {
-	switch k {
-	case kindInfo:
-		return TypeInfoRequest
-	case kindPlayers:
-		return TypePlayerRequest
-	case kindRules:
-		return TypeRulesRequest
-	default:
-		return TypePingRequest
-	}
-}
-
-// kindOf is the kind of query a reply type answers.
-func kindOf(replyType byte) (queryKind, bool) {
-	switch replyType {
-	case TypeInfoReply, TypeInfoReplyGoldSource:
-		return kindInfo, true
-	case TypePlayerReply:
-		return kindPlayers, true
-	case TypeRulesReply:
-		return kindRules, true
-	case TypePingReply:
-		return kindPing, true
-	}
-	return 0, false
-}
-
-// peer is the state of a server with pending queries.
-type peer struct {
-	calls []*call
-	reasm Reassembler
-}
-
-// event is what the read loop hands to a pending query: a reply, or the
-// error that ends the query.
-type event struct {
-	// reply is a whole reply of the kind the query waits for, header
-	// included; the query owns it, and the parsed result aliases it.
-	reply []byte
-	at    int64 // arrival time, from now() (Info and Ping replies only)
-	err   error // when reply is nil
-}
-
-// call is one pending query. The read loop answers its 'A' replies itself:
-// it resends the request with the new challenge without waking the
-// querying goroutine, which only wakes for the reply, an error or its
-// timer.
+// call is one query in progress: the read loop queues the datagrams of its
+// server on ch, and the querying goroutine runs the conversation.
 type call struct {
-	kind  queryKind
 	addr  netip.AddrPort
+	next  *call // the next query of the same server
 	ch    chan event
 	timer *time.Timer
-	req   []byte // the querying goroutine's request buffer
-
-	// Guarded by Client.mu:
-	// answered is set once the read loop has handed the query a reply it
-	// returns (or an error): later replies of its kind go to others.
-	answered bool
-	// chal is the challenge of the latest request, if hasChal; 'A'
-	// replies go to a query that has not sent theirs yet.
-	chal    uint32
-	hasChal bool
-	// challenges counts the 'A' replies the read loop answered.
-	challenges int
-
-	// sentAt is when the latest request was sent, from now(): stamped by
-	// the querying goroutine for Info and Ping (the round-trip time), and
-	// by the read loop for every request it resends (which restarts the
-	// attempt's timeout). Zero when not stamped.
-	sentAt atomic.Int64
+	query Query
+	conv  Conversation
+	req   []byte // the request buffer
 }
 
-// resend is a request the read loop sends after an 'A' reply.
-type resend struct {
-	addr netip.AddrPort
-	kind queryKind
-	chal uint32
+// event is what the read loop hands a query: a datagram (which the query
+// owns), or an ICMP error about its server.
+type event struct {
+	b      []byte
+	err    error
+	pooled *[]byte // b's buffer, to recycle once digested: a split fragment
 }
 
-var callPool = sync.Pool{New: func() any { return newCall() }}
+// fragmentPool recycles the buffers of split fragments, which the
+// reassembler copies: unlike whole replies, which the results alias.
+var fragmentPool = sync.Pool{New: func() any {
+	b := make([]byte, 0, pooledFragment)
+	return &b
+}}
 
-func newCall() *call {
+// pooledFragment is the capacity of a pooled fragment buffer: the most a
+// Reassembler takes by default.
+const pooledFragment = DefaultMaxFragmentSize
+
+// recycle returns ev's buffer to its pool, if it has one.
+func (ev *event) recycle() {
+	if ev.pooled != nil {
+		*ev.pooled = ev.b[:0]
+		fragmentPool.Put(ev.pooled)
+	}
+}
+
+var callPool = sync.Pool{New: func() any {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
-	return &call{ch: make(chan event, 4), timer: t, req: make([]byte, 0, 64)}
-}
-
-func (c *Client) timeout(attempt int) time.Duration {
-	t := c.Timeout
-	if t <= 0 {
-		t = DefaultTimeout
-	}
-	return t + time.Duration(attempt)*t/2
-}
-
-func (c *Client) retries() int {
-	switch {
-	case c.Retries < 0:
-		return 0
-	case c.Retries == 0:
-		return DefaultRetries
-	}
-	return c.Retries
-}
-
-func (c *Client) maxChallenges() int {
-	if c.MaxChallenges <= 0 {
-		return DefaultMaxChallenges
-	}
-	return c.MaxChallenges
-}
-
-func (c *Client) grace() time.Duration {
-	switch {
-	case c.GoldSourceGrace < 0:
-		return 0
-	case c.GoldSourceGrace == 0:
-		return DefaultGoldSourceGrace
-	}
-	return c.GoldSourceGrace
-}
+	return &call{ch: make(chan event, callQueue), timer: t, req: make([]byte, 0, 64)}
+}}
 
 // init opens the socket and starts the read loop once.
 func (c *Client) init() error {
@@ -294,26 +193,27 @@ func (c *Client) init() error {
 		}
 		conn := c.PacketConn
 		if conn == nil {
-			uc, err := net.ListenUDP("udp", nil)
+			uc, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(c.LocalAddr))
 			if err != nil {
 				c.initErr = fmt.Errorf("a2s: open socket: %w", err)
 				return
 			}
-			_ = uc.SetReadBuffer(socketBufferSize) // best effort
 			conn = uc
 		}
-		c.conn = conn
-		c.udp, _ = conn.(*net.UDPConn)
-		if c.udp != nil {
-			if c.batch = newBatchWriter(c.udp); c.batch != nil {
-				c.batch.failed = c.sendFailed
+		if uc, ok := conn.(*net.UDPConn); ok {
+			size := c.ReadBuffer
+			if size <= 0 {
+				size = DefaultReadBuffer
 			}
+			_ = uc.SetReadBuffer(size) // best effort: the kernel caps it
 		}
-		c.peers = make(map[netip.AddrPort]*peer)
+		c.conn = conn
+		c.peers = make(map[netip.AddrPort]*call)
 		c.challenges = make(map[netip.AddrPort]uint32)
 		c.loopDone = make(chan struct{})
-		c.epoch = time.Now()
-		go c.readLoop()
+		r := udpio.NewReader(conn, receiveBufferSize, clientReadBatch)
+		r.EnableReports() // a closed port fails its query at once (Linux)
+		go c.readLoop(r)
 	})
 	return c.initErr
 }
@@ -340,259 +240,268 @@ func (c *Client) Close() error {
 	return err
 }
 
-// Info sends A2S_INFO to addr and returns its answer. When the server sends
-// both a GoldSource 'm' reply and a Source 'I' reply, Info waits
-// GoldSourceGrace after the 'm' one for the 'I' one and returns both (a
-// second reply that does not parse is ignored).
-func (c *Client) Info(ctx context.Context, addr netip.AddrPort) (*InfoResult, error) {
-	cl, ev, rtt, err := c.query(ctx, addr, kindInfo)
+// Query asks addr for the sections wanted (zero means AllSections) in one
+// conversation: once the challenge is known, every section is asked at
+// once, and the whole query takes at most Deadline. The Result holds each
+// section's value or error; err is nil when every section was answered,
+// else the error of the first section that failed. The Result is nil only
+// when the query could not start (the client is closed, or its socket
+// could not be opened).
+func (c *Client) Query(ctx context.Context, addr netip.AddrPort, sections Sections) (*Result, error) {
+	cl, err := c.run(ctx, addr, sections)
 	if err != nil {
 		return nil, err
 	}
-	defer c.finish(cl)
-	// The result and its first Info come in one allocation.
-	blk := &struct {
-		res  InfoResult
-		info infoBlock
-	}{res: InfoResult{Ping: rtt}}
-	res := &blk.res
-	if err := res.add(ev.reply, &blk.info); err != nil {
-		return nil, err
-	}
-	if res.Info.Format != TypeInfoReplyGoldSource {
-		return res, nil
-	}
-	// A GoldSource 'm' reply: a Source 'I' one may follow.
-	g := c.grace()
-	if g <= 0 {
-		return res, nil
-	}
-	cl.timer.Reset(g)
-	defer cl.timer.Stop()
-	for {
-		select {
-		case ev := <-cl.ch:
-			if ev.reply == nil {
-				return res, nil // closed: keep what we have
-			}
-			if err := res.add(ev.reply, nil); err == nil && res.Info.Format != TypeInfoReplyGoldSource {
-				return res, nil
-			}
-		case <-cl.timer.C:
-			return res, nil
-		case <-ctx.Done():
-			return res, nil
-		}
-	}
+	res := new(Result)
+	*res = *cl.conv.Result()
+	c.release(cl)
+	return res, res.firstErr()
 }
 
-// add parses an INFO reply, which it takes over, into r; in blk if it is
-// not nil.
-func (r *InfoResult) add(reply []byte, blk *infoBlock) error {
-	info, err := parseInfo(reply, true, blk)
-	if err != nil {
-		return err
-	}
-	if info.Format == TypeInfoReplyGoldSource {
-		r.GoldSource = info
-		if r.Info == nil {
-			r.Info = info
+// firstErr is the error of the first section that failed.
+func (r *Result) firstErr() error {
+	for _, err := range [...]error{r.InfoErr, r.PlayersErr, r.RulesErr, r.PingErr} {
+		if err != nil {
+			return err
 		}
-		return nil
 	}
-	r.Info = info
 	return nil
+}
+
+// Info sends A2S_INFO to addr and returns its answer. When the server sends
+// both a GoldSource 'm' reply and a Source 'I' reply, Info waits
+// GoldSourceGrace after the 'm' one for the 'I' one and returns both.
+func (c *Client) Info(ctx context.Context, addr netip.AddrPort) (*InfoResult, error) {
+	cl, err := c.run(ctx, addr, SectionInfo)
+	if err != nil {
+		return nil, err
+	}
+	defer c.release(cl)
+	r := cl.conv.Result()
+	if r.InfoErr != nil {
+		return nil, r.InfoErr
+	}
+	return &InfoResult{Info: r.Info, GoldSource: r.GoldSource, RTT: r.RTT, Ping: r.RTT}, nil
 }
 
 // Players sends A2S_PLAYER to addr and returns its answer.
 func (c *Client) Players(ctx context.Context, addr netip.AddrPort) (*Players, error) {
-	cl, ev, _, err := c.query(ctx, addr, kindPlayers)
+	cl, err := c.run(ctx, addr, SectionPlayers)
 	if err != nil {
 		return nil, err
 	}
-	c.finish(cl)
-	return parsePlayers(ev.reply, true)
+	defer c.release(cl)
+	r := cl.conv.Result()
+	return r.Players, r.PlayersErr
 }
 
 // Rules sends A2S_RULES to addr and returns its answer.
 func (c *Client) Rules(ctx context.Context, addr netip.AddrPort) (*Rules, error) {
-	cl, ev, _, err := c.query(ctx, addr, kindRules)
+	cl, err := c.run(ctx, addr, SectionRules)
 	if err != nil {
 		return nil, err
 	}
-	c.finish(cl)
-	return parseRules(ev.reply, true)
+	defer c.release(cl)
+	r := cl.conv.Result()
+	return r.Rules, r.RulesErr
 }
 
 // Ping sends the deprecated A2A_PING to addr and returns the round-trip
 // time. Modern Source servers do not answer it.
 func (c *Client) Ping(ctx context.Context, addr netip.AddrPort) (time.Duration, error) {
-	cl, ev, rtt, err := c.query(ctx, addr, kindPing)
+	cl, err := c.run(ctx, addr, SectionPing)
 	if err != nil {
 		return 0, err
 	}
-	c.finish(cl)
-	if _, err := ParsePing(ev.reply); err != nil {
-		return 0, err
+	defer c.release(cl)
+	r := cl.conv.Result()
+	if r.PingErr != nil {
+		return 0, r.PingErr
 	}
-	return rtt, nil
+	return r.RTT, nil
 }
 
-var (
-	defaultClientOnce sync.Once
-	defaultClient     *Client
-)
-
-// QueryInfo asks addr for A2S_INFO with a package-level Client that uses
-// the defaults, and returns the preferred reply.
+// QueryInfo asks addr for A2S_INFO with a Client of its own, using the
+// defaults, which it closes before returning, and returns the preferred
+// reply. Programs that query more than once should keep a Client.
 func QueryInfo(ctx context.Context, addr netip.AddrPort) (*Info, error) {
-	defaultClientOnce.Do(func() { defaultClient = new(Client) })
-	res, err := defaultClient.Info(ctx, addr)
+	c := new(Client)
+	defer c.Close()
+	res, err := c.Info(ctx, addr)
 	if err != nil {
 		return nil, err
 	}
 	return res.Info, nil
 }
 
-// queryError is the error of a query that got no usable answer.
-func queryError(kind queryKind, addr netip.AddrPort, err error) error {
-	return fmt.Errorf("a2s: %s %s: %w", kind, addr, err)
-}
-
-// deadlineError is returned when no answer came before the attempts or the
-// context's deadline ran out. It matches ErrTimeout, os.ErrDeadlineExceeded
-// and, when ctx ended it, context.DeadlineExceeded.
-type deadlineError struct {
-	kind queryKind
-	addr netip.AddrPort
-	ctx  bool
-}
-
-func (e *deadlineError) Error() string {
-	if e.ctx {
-		return fmt.Sprintf("a2s: %s %s: no answer before the context deadline", e.kind, e.addr)
+// query is the Query of the client's fields, for sections.
+func (c *Client) query(sections Sections) Query {
+	return Query{
+		Sections:        sections,
+		Timeout:         c.Timeout,
+		Retries:         c.Retries,
+		Deadline:        c.Deadline,
+		MaxChallenges:   c.MaxChallenges,
+		GoldSourceGrace: c.GoldSourceGrace,
+		LegacyChallenge: c.LegacyChallenge,
+		PadInfo:         c.PadInfo,
 	}
-	return fmt.Sprintf("a2s: %s %s: no answer (timeout)", e.kind, e.addr)
 }
 
-func (e *deadlineError) Is(target error) bool {
-	return target == ErrTimeout || target == os.ErrDeadlineExceeded ||
-		(e.ctx && target == context.DeadlineExceeded)
-}
-
-// Timeout reports true, as net.Error timeouts do.
-func (e *deadlineError) Timeout() bool { return true }
-
-// query runs the request/retry loop of one query and returns the first
-// reply of the wanted kind. The read loop answers 'A' replies itself (see
-// dispatch); a request it resent restarts the attempt's timeout. On
-// success the call is still registered (the caller must finish it), so
-// that Info can wait for a second reply.
-func (c *Client) query(ctx context.Context, addr netip.AddrPort, kind queryKind) (*call, event, time.Duration, error) {
+// run holds the conversation of one query with addr until it is done. The
+// caller reads its result, then releases the call.
+func (c *Client) run(ctx context.Context, addr netip.AddrPort, sections Sections) (*call, error) {
 	if err := c.init(); err != nil {
-		return nil, event{}, 0, err
+		return nil, err
 	}
 	addr = netip.AddrPortFrom(addr.Addr().Unmap(), addr.Port())
-	cl, chal, has, err := c.register(addr, kind)
+	cl := callPool.Get().(*call)
+	cl.addr = addr
+	cl.query = c.query(sections)
+	chal, has, err := c.register(cl)
 	if err != nil {
-		return nil, event{}, 0, err
+		callPool.Put(cl)
+		return nil, err
 	}
-	legacy := c.LegacyChallenge && !has && (kind == kindPlayers || kind == kindRules)
-	retries := c.retries()
-	// Only Info and Ping report the round-trip time: the others skip the
-	// clock.
-	timed := kind == kindInfo || kind == kindPing
-	fail := func(err error) (*call, event, time.Duration, error) {
-		cl.timer.Stop()
-		c.finish(cl)
-		return nil, event{}, 0, err
-	}
-	for attempt := 0; ; attempt++ {
-		// The clock starts before the write: the read loop may stamp the
-		// reply before this goroutine runs again.
-		if timed {
-			cl.sentAt.Store(c.now())
+	conv := &cl.conv
+	conv.Start(&cl.query, addr, chal, has)
+	for {
+		now := time.Now()
+		c.sendPending(cl, now)
+		if conv.Done() {
+			break
 		}
-		if legacy {
-			err = c.sendLegacyChallenge(cl)
-		} else {
-			err = c.send(cl, chal, has)
-		}
-		if err != nil {
-			return fail(queryError(kind, addr, err))
-		}
-		timeout := c.timeout(attempt)
-		cl.timer.Reset(timeout)
-		for waiting := true; waiting; {
-			select {
-			case ev := <-cl.ch:
-				if ev.reply == nil {
-					return fail(queryError(kind, addr, ev.err))
+		wake := conv.Wake()
+		cl.timer.Reset(wake.Sub(now))
+		select {
+		case ev := <-cl.ch:
+			c.handle(cl, ev)
+			for more := true; more && !conv.Done(); {
+				select {
+				case ev := <-cl.ch:
+					c.handle(cl, ev)
+				default:
+					more = false
 				}
-				cl.timer.Stop()
-				var rtt time.Duration
-				if timed {
-					rtt = max(time.Duration(ev.at-cl.sentAt.Load()), 0)
-				}
-				return cl, ev, rtt, nil
-			case <-cl.timer.C:
-				// Each request the read loop resent after an 'A' reply
-				// gets the whole timeout of the attempt.
-				if left := timeout - time.Duration(c.now()-cl.sentAt.Load()); left > 0 {
-					cl.timer.Reset(left)
-					continue
-				}
-				waiting = false
-			case <-ctx.Done():
-				err := ctx.Err()
-				if errors.Is(err, context.DeadlineExceeded) {
-					err = &deadlineError{kind: kind, addr: addr, ctx: true}
-				} else {
-					err = queryError(kind, addr, err)
-				}
-				return fail(err)
 			}
+		case <-cl.timer.C:
+			conv.Tick(time.Now())
+		case <-ctx.Done():
+			conv.Fail(contextError(ctx))
+		case <-c.loopDone:
+			c.mu.Lock()
+			err := c.closedErrLocked()
+			c.mu.Unlock()
+			conv.Fail(err)
 		}
-		if attempt == retries {
-			return fail(&deadlineError{kind: kind, addr: addr})
+	}
+	cl.timer.Stop()
+	c.unregister(cl)
+	return cl, nil
+}
+
+// contextError is why a query stopped when its context ended: a timeout
+// when the context's deadline passed.
+func contextError(ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return noAnswer{ctx: true}
+	}
+	return ctx.Err()
+}
+
+// handle hands an event of the read loop to cl's conversation.
+func (c *Client) handle(cl *call, ev event) {
+	if ev.err != nil {
+		cl.conv.Unreachable(ev.err)
+		return
+	}
+	cl.conv.receive(ev.b, ev.pooled == nil, time.Now())
+	ev.recycle()
+}
+
+// sendPending sends the requests cl's conversation has ready.
+func (c *Client) sendPending(cl *call, now time.Time) {
+	for {
+		b, ok := cl.conv.AppendRequest(cl.req[:0], now)
+		if !ok {
+			return
 		}
-		// Retry with the latest challenge, which the read loop may have
-		// updated.
-		c.mu.Lock()
-		chal, has = cl.chal, cl.hasChal
-		c.mu.Unlock()
-		legacy = legacy && !has
+		cl.req = b
+		if c.Debug != nil {
+			c.Debug("send", cl.addr, b)
+		}
+		if err := udpio.WriteTo(c.conn, b, cl.addr); err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				c.mu.Lock()
+				if c.closed || c.readErr != nil {
+					err = c.closedErrLocked() // closed while the request went out
+				}
+				c.mu.Unlock()
+			}
+			cl.conv.Fail(err)
+			return
+		}
 	}
 }
 
-// now is the time since the client started, on the monotonic clock.
-func (c *Client) now() int64 { return int64(time.Since(c.epoch)) }
+// release recycles a call whose result has been read.
+func (c *Client) release(cl *call) {
+	for {
+		select {
+		case ev := <-cl.ch:
+			ev.recycle()
+			continue
+		default:
+		}
+		break
+	}
+	cl.conv.res = Result{} // let go of the parsed replies
+	callPool.Put(cl)
+}
 
-// register adds a pending query for addr and returns the cached challenge.
-func (c *Client) register(addr netip.AddrPort, kind queryKind) (cl *call, chal uint32, has bool, err error) {
-	cl = callPool.Get().(*call)
-	cl.kind, cl.addr = kind, addr
-	cl.sentAt.Store(0)
+// register adds cl to its server's queries and returns the cached
+// challenge.
+func (c *Client) register(cl *call) (chal uint32, has bool, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed || c.readErr != nil {
-		callPool.Put(cl)
-		return nil, 0, false, c.closedErrLocked()
+		return 0, false, c.closedErrLocked()
 	}
-	p := c.peers[addr]
-	if p == nil {
-		if n := len(c.freePeers); n > 0 {
-			p = c.freePeers[n-1]
-			c.freePeers = c.freePeers[:n-1]
+	cl.next = c.peers[cl.addr]
+	c.peers[cl.addr] = cl
+	chal, has = c.challenges[cl.addr]
+	return chal, has, nil
+}
+
+// unregister removes cl from its server's queries and keeps the challenge
+// its conversation learned.
+func (c *Client) unregister(cl *call) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if head := c.peers[cl.addr]; head == cl {
+		if cl.next == nil {
+			delete(c.peers, cl.addr)
 		} else {
-			p = new(peer)
+			c.peers[cl.addr] = cl.next
 		}
-		c.peers[addr] = p
+	} else {
+		for p := head; p != nil; p = p.next {
+			if p.next == cl {
+				p.next = cl.next
+				break
+			}
+		}
 	}
-	p.calls = append(p.calls, cl)
-	chal, has = c.challenges[addr]
-	cl.answered, cl.chal, cl.hasChal, cl.challenges = false, chal, has, 0
-	return cl, chal, has, nil
+	cl.next = nil
+	if chal, ok := cl.conv.Challenge(); ok {
+		if _, known := c.challenges[cl.addr]; !known && len(c.challenges) >= maxCachedChallenges {
+			for k := range c.challenges { // evict an arbitrary entry
+				delete(c.challenges, k)
+				break
+			}
+		}
+		c.challenges[cl.addr] = chal
+	}
 }
 
 // closedErrLocked is why queries fail once the client is closed or its
@@ -604,399 +513,60 @@ func (c *Client) closedErrLocked() error {
 	return ErrClientClosed
 }
 
-// finish unregisters cl, drops what the read loop queued for it and
-// recycles it.
-func (c *Client) finish(cl *call) {
-	c.mu.Lock()
-	if p := c.peers[cl.addr]; p != nil {
-		for i, x := range p.calls {
-			if x == cl {
-				last := len(p.calls) - 1
-				p.calls[i] = p.calls[last]
-				p.calls[last] = nil
-				p.calls = p.calls[:last]
-				break
-			}
-		}
-		if len(p.calls) == 0 {
-			delete(c.peers, cl.addr)
-			p.reasm.Reset()
-			if len(c.freePeers) < 1024 {
-				c.freePeers = append(c.freePeers, p)
-			}
-		}
-	}
-	c.mu.Unlock()
-	for {
-		select {
-		case <-cl.ch:
-			continue
-		default:
-		}
-		break
-	}
-	callPool.Put(cl)
-}
-
-// request is the request of a query of kind, padded if PadInfo asks.
-func (c *Client) request(kind queryKind, chal uint32, has bool) Request {
-	r := Request{Type: kind.requestType(), Challenge: chal, HasChallenge: has}
-	if c.PadInfo && kind == kindInfo {
-		r = r.PadTo(PaddedInfoSize)
-	}
-	return r
-}
-
-// send writes the request of cl, with the challenge if has.
-func (c *Client) send(cl *call, chal uint32, has bool) error {
-	b, err := c.request(cl.kind, chal, has).AppendBinary(cl.req[:0])
-	if err != nil {
-		return err
-	}
-	cl.req = b
-	return c.write(cl.addr, b)
-}
-
-// sendLegacyChallenge writes A2S_SERVERQUERY_GETCHALLENGE, padded to the
-// size of the 'A' reply so that servers that never amplify answer it.
-func (c *Client) sendLegacyChallenge(cl *call) error {
-	b, err := Request{Type: TypeChallengeRequestLegacy, Padding: 4}.AppendBinary(cl.req[:0])
-	if err != nil {
-		return err
-	}
-	cl.req = b
-	return c.write(cl.addr, b)
-}
-
-// write sends b to addr, through the batch writer when there is one.
-func (c *Client) write(addr netip.AddrPort, b []byte) error {
-	if c.Debug != nil {
-		c.Debug("send", addr, b)
-	}
-	if c.batch != nil {
-		if err := c.batch.write(b, addr); err != errNotBatched {
-			return err
-		}
-	}
-	return c.writeDirect(addr, b)
-}
-
-func (c *Client) writeDirect(addr netip.AddrPort, b []byte) error {
-	var err error
-	if c.udp != nil {
-		_, err = c.udp.WriteToUDPAddrPort(b, addr)
-	} else {
-		_, err = c.conn.WriteTo(b, net.UDPAddrFromAddrPort(addr))
-	}
-	return err
-}
-
-// readLoop reads every datagram of the socket and dispatches it.
-func (c *Client) readLoop() {
+// readLoop reads every datagram of the socket and hands it to the queries
+// of its server, until the socket is closed or fails maxReadErrors times
+// in a row.
+func (c *Client) readLoop(r *udpio.Reader) {
 	defer close(c.loopDone)
-	c.fail(readBatches(c.conn, receiveBufferSize, clientReadBatch, c.received, c.flush))
-}
-
-// maxReadErrors is how many read errors in a row (other than a closed
-// socket) end a read loop; a single one, such as ICMP feedback reported on
-// some systems, is skipped.
-const maxReadErrors = 16
-
-// readDatagrams reads pc until it is closed or fails maxReadErrors times in
-// a row, handing each datagram (up to size bytes) to fn. It uses recvmmsg
-// where available.
-func readDatagrams(pc net.PacketConn, size int, fn func(from netip.AddrPort, b []byte)) error {
-	return readBatches(pc, size, defaultReadBatch, fn, nil)
-}
-
-// readBatches is readDatagrams reading up to batch datagrams per recvmmsg
-// call, and calling end (if not nil) after each batch of datagrams.
-func readBatches(pc net.PacketConn, size, batch int, fn func(from netip.AddrPort, b []byte), end func()) error {
-	udp, _ := pc.(*net.UDPConn)
-	var br *batchReader
-	if udp != nil {
-		br = newBatchReader(udp, size, batch)
-	}
-	var buf []byte
-	if br == nil {
-		buf = make([]byte, size)
-	}
+	defer r.Close()
 	for failures := 0; ; {
-		var err error
-		switch {
-		case br != nil:
-			err = br.run(func(from netip.AddrPort, b []byte) {
-				failures = 0
-				fn(from, b)
-			}, end)
-		case udp != nil:
-			var n int
-			var from netip.AddrPort
-			if n, from, err = udp.ReadFromUDPAddrPort(buf); err == nil {
-				fn(from, buf[:n])
-			}
-		default:
-			var n int
-			var a net.Addr
-			if n, a, err = pc.ReadFrom(buf); err == nil {
-				if ua, ok := a.(*net.UDPAddr); ok {
-					fn(ua.AddrPort(), buf[:n])
+		n, err := r.Read()
+		if err != nil {
+			if !errors.Is(err, net.ErrClosed) {
+				if failures++; failures < maxReadErrors {
+					continue
 				}
 			}
+			c.mu.Lock()
+			if !c.closed && c.readErr == nil {
+				c.readErr = fmt.Errorf("a2s: read: %w", err)
+			}
+			c.mu.Unlock()
+			return
 		}
-		if br == nil && end != nil {
-			end()
+		failures = 0
+		for _, rep := range r.Reports() {
+			c.deliver(rep.Addr, nil, rep.Err)
 		}
+		for i := range n {
+			from, b := r.Datagram(i)
+			if c.Debug != nil {
+				c.Debug("recv", from, b)
+			}
+			c.deliver(from, b, nil)
+		}
+	}
+}
+
+// deliver queues a copy of datagram b, or the ICMP error err, for every
+// query of the server at addr. A query whose queue is full misses it.
+func (c *Client) deliver(addr netip.AddrPort, b []byte, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for cl := c.peers[addr]; cl != nil; cl = cl.next {
+		ev := event{err: err}
 		switch {
-		case err == nil:
-			failures = 0
-		case errors.Is(err, net.ErrClosed):
-			return err
+		case err != nil:
+		case len(b) <= pooledFragment && len(b) >= 4 && b[0] == 0xFE:
+			ev.pooled = fragmentPool.Get().(*[]byte)
+			ev.b = append(*ev.pooled, b...)
 		default:
-			if failures++; failures >= maxReadErrors {
-				return err
-			}
-		}
-	}
-}
-
-// received handles one datagram.
-func (c *Client) received(from netip.AddrPort, b []byte) {
-	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
-	if c.Debug != nil {
-		c.Debug("recv", from, b)
-	}
-	c.dispatch(from, b)
-}
-
-// flush sends the requests queued while the read loop held the batch
-// writer, during a batch of datagrams: the requests it resent after 'A'
-// replies and those of the queries it woke, in as few sendmmsg(2) calls as
-// they fit in.
-func (c *Client) flush() {
-	woke := c.woke
-	c.woke = false
-	if !c.holding {
-		return
-	}
-	c.holding = false
-	if woke {
-		// Let the queries this batch woke run first (on this P they wait
-		// for the read loop to yield anyway): their next requests join
-		// the queue, and one system call sends them all.
-		runtime.Gosched()
-	}
-	_ = c.batch.flush() // failures go to sendFailed
-}
-
-// sendFailed fails the pending queries to addr after the kernel refused to
-// send a datagram there.
-func (c *Client) sendFailed(addr netip.AddrPort, err error) {
-	addr = netip.AddrPortFrom(addr.Addr().Unmap(), addr.Port())
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if p := c.peers[addr]; p != nil {
-		p.fail(err)
-	}
-}
-
-// fail ends the pending queries after the socket failed or was closed.
-func (c *Client) fail(err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.closed && c.readErr == nil {
-		c.readErr = fmt.Errorf("a2s: read: %w", err)
-	}
-	ev := event{err: c.closedErrLocked()}
-	for _, p := range c.peers {
-		for _, cl := range p.calls {
-			select {
-			case cl.ch <- ev:
-			default:
-			}
-		}
-	}
-}
-
-// dispatch hands one datagram from addr to the pending queries it answers,
-// and resends the requests its 'A' reply asks for.
-func (c *Client) dispatch(from netip.AddrPort, b []byte) {
-	if len(b) < 5 {
-		return
-	}
-	c.mu.Lock()
-	c.dispatchLocked(from, b)
-	c.mu.Unlock()
-	for _, r := range c.resends {
-		c.resendRequest(r)
-	}
-	c.resends = c.resends[:0]
-}
-
-// dispatchLocked is dispatch with c.mu held.
-func (c *Client) dispatchLocked(from netip.AddrPort, b []byte) {
-	p := c.peers[from]
-	if p == nil {
-		return // nobody is waiting for this server
-	}
-	var payload []byte
-	owned := false // payload is a fresh slice the client may keep
-	switch hdr := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24; hdr {
-	case HeaderSimple:
-		payload = b
-	case HeaderSplit:
-		f, err := ParseFragment(b)
-		if err != nil {
-			return
-		}
-		whole, done, err := p.reasm.Add(f)
-		if err != nil || !done {
-			return
-		}
-		payload, owned = whole, true // it starts with the 0xFFFFFFFF header
-	default:
-		return
-	}
-	if !hasHeader(payload) {
-		return
-	}
-	switch payload[4] {
-	case TypeChallengeReply:
-		c.challenged(p, from, payload)
-	case TypeBannedReply:
-		c.refused(p, payload)
-	default:
-		c.deliver(p, payload, owned)
-	}
-}
-
-// refused ends every query waiting on p with the server's 'l' refusal:
-// retrying would only be refused again. c.mu is held.
-func (c *Client) refused(p *peer, payload []byte) {
-	msg, err := ParseBanned(payload)
-	if err != nil {
-		return
-	}
-	p.fail(&BannedError{Message: msg})
-}
-
-// fail ends the unanswered queries of p with err. Client.mu is held.
-func (p *peer) fail(err error) {
-	for _, cl := range p.calls {
-		if cl.answered {
-			continue
-		}
-		cl.answered = true
-		select {
-		case cl.ch <- event{err: err}:
-		default:
-		}
-	}
-}
-
-// challenged handles an 'A' reply from addr: it caches the challenge and
-// queues the request of the query it answers for resending. c.mu is held.
-func (c *Client) challenged(p *peer, from netip.AddrPort, payload []byte) {
-	chal, err := ParseChallenge(payload)
-	if err != nil {
-		return
-	}
-	if _, ok := c.challenges[from]; !ok && len(c.challenges) >= maxCachedChallenges {
-		for k := range c.challenges { // evict an arbitrary entry
-			delete(c.challenges, k)
-			break
-		}
-	}
-	c.challenges[from] = chal
-	// It answers the oldest unanswered query that has not sent this
-	// challenge yet. When all have, it is a duplicate, or the 'A' of a
-	// request whose query was answered meanwhile: drop it. (A server that
-	// rejects a challenge sends a new one.) The query is marked as having
-	// sent it right away, so that the next 'A' goes to the next query.
-	for _, cl := range p.calls {
-		if cl.answered || (cl.hasChal && cl.chal == chal) {
-			continue
-		}
-		cl.chal, cl.hasChal = chal, true
-		if cl.challenges++; cl.challenges > c.maxChallenges() {
-			cl.answered = true
-			select {
-			case cl.ch <- event{err: ErrTooManyChallenges}:
-			default:
-			}
-			return
-		}
-		cl.sentAt.Store(c.now())
-		c.resends = append(c.resends, resend{addr: from, kind: cl.kind, chal: chal})
-		return
-	}
-}
-
-// resendRequest sends a request the read loop queued after an 'A' reply.
-// With a batch writer, it is sent by flush at the end of the batch of
-// datagrams being read, with the others (and with the requests of queries
-// that start meanwhile).
-func (c *Client) resendRequest(r resend) {
-	b, err := c.request(r.kind, r.chal, true).AppendBinary(c.resendBuf[:0])
-	if err != nil {
-		return
-	}
-	c.resendBuf = b
-	if c.Debug != nil {
-		c.Debug("send", r.addr, b)
-	}
-	if c.batch != nil {
-		switch held, err := c.batch.hold(b, r.addr); err {
-		case nil:
-			c.holding = c.holding || held
-			return
-		case errNotBatched:
-		default:
-			return
-		}
-	}
-	_ = c.writeDirect(r.addr, b) // a lost request is retried on timeout
-}
-
-// deliver hands a whole reply to the queries of p waiting for it; an owned
-// payload is handed over without a copy. c.mu is held.
-func (c *Client) deliver(p *peer, payload []byte, owned bool) {
-	kind, ok := kindOf(payload[4])
-	if !ok {
-		return
-	}
-	// Every query waiting for this kind gets the reply (any answer of the
-	// server will do), except those already answered. A GoldSource 'm'
-	// INFO reply does not count as the answer: an 'I' one may follow.
-	final := payload[4] != TypeInfoReplyGoldSource
-	var at int64 // arrival time, read for the queries that report it
-	if kind == kindInfo || kind == kindPing {
-		at = c.now()
-	}
-	for _, cl := range p.calls {
-		if cl.kind != kind || cl.answered {
-			continue
-		}
-		ev := event{at: at, reply: payload}
-		if !owned {
-			ev.reply = bytes.Clone(payload)
+			ev.b = append([]byte(nil), b...)
 		}
 		select {
 		case cl.ch <- ev:
-			owned = false // handed over: the next query gets a copy
-			cl.answered = final
-			if c.batch != nil {
-				// Hold the writer until the end of the batch: see flush.
-				c.holding = c.holding || c.batch.tryHold()
-				c.woke = true
-			}
 		default:
+			ev.recycle()
 		}
 	}
-}
-
-// hasHeader reports whether b is a whole reply: the 0xFFFFFFFF header and a
-// type byte.
-func hasHeader(b []byte) bool {
-	return len(b) >= 5 && b[0] == 0xFF && b[1] == 0xFF && b[2] == 0xFF && b[3] == 0xFF
 }

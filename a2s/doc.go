@@ -1,7 +1,6 @@
 // Package a2s implements Valve's server query protocol (A2S) for Source and
-// GoldSource game servers, client and server side, as described in
-// specs/valve-server-queries.txt (the Valve Developer Community "Server
-// queries" page). The codec (this file's neighbours: info.go, player.go,
+// GoldSource game servers, client and server side, as the Valve Developer
+// Community wiki page "Server queries" describes it. The codec (this file's neighbours: info.go, player.go,
 // rules.go, request.go, challenge.go, ping.go, split.go) is pure: it takes
 // and returns byte slices and never touches a socket, a clock or a logger.
 // It uses the standard library only.
@@ -77,17 +76,37 @@
 //   - Requests: A2S_INFO with or without challenge and with trailing
 //     padding, as Valve's anti-amplification proposal allowed.
 //
+// # Conversation
+//
+// [Conversation] is the client side of one exchange with one server, as a
+// state machine that does no I/O and reads no clock: its driver sends the
+// requests it hands out, feeds it the server's datagrams and calls its Tick
+// when the time it asks for comes ([Conversation.Wake]). Every query of
+// [Client], and every server of the scan engine (package scan), is one. It
+// follows the challenge protocol on every section, one section at a time
+// until the challenge is known and then every section left at once; it
+// resends unanswered requests ([Query.Timeout], [Query.Retries]) within a
+// [Query.Deadline]; and it tells the ways a query fails apart: no answer
+// ([ErrTimeout]), a closed port ([ErrUnreachable], when the driver learns
+// of the ICMP error), an answer that is not A2S ([ErrNotA2S]), a malformed
+// reply ([*ParseError], and the split errors such as
+// [ErrDecompressedTooLarge]), a refusal ([*BannedError]).
+//
 // # Client
 //
 // [Client] queries servers over one UDP socket shared by every query and
-// goroutine; one read loop hands each datagram to the query it answers,
-// matched by source address and reply type, and drops strays. Every query
-// follows the challenge protocol, with the challenge cached per server and
-// re-challenges bounded by [Client.MaxChallenges]; attempts time out after
-// [Client.Timeout] and are resent [Client.Retries] times with a linear
-// backoff. A GoldSource server that answers A2S_INFO with both 'm' and 'I'
-// has both replies collected within [Client.GoldSourceGrace] and exposed in
-// [InfoResult]. Datagrams of up to 64 KiB are read whole.
+// goroutine; one read loop hands each datagram to the queries of the
+// server that sent it, and each query runs its conversation on its own
+// goroutine, so that one server's decompression bomb costs its own query
+// and holds up no one else. [Client.Query] asks for several sections in
+// one conversation; Info, Players, Rules and Ping ask for one. The
+// challenge is cached per server. With the defaults an unanswered request
+// is resent after 1 s and then 1.5 s, and a query takes at most 5 s
+// ([Client.Deadline]). On Linux the socket learns of ICMP errors per
+// destination (IP_RECVERR), so a closed port fails its query after one
+// datagram. A GoldSource server that answers A2S_INFO with both 'm' and
+// 'I' has both replies collected within [Client.GoldSourceGrace] and
+// exposed in [InfoResult]. Datagrams of up to 64 KiB are read whole.
 //
 // # Server
 //

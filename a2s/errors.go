@@ -1,11 +1,13 @@
 package a2s
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
 
+	"github.com/gsq-project/gsq/internal/neterr"
 	"github.com/gsq-project/gsq/internal/wire"
 )
 
@@ -59,20 +61,71 @@ var (
 	// ErrServerClosed is returned by the server's Serve methods after
 	// Shutdown.
 	ErrServerClosed = errors.New("a2s: server closed")
-	// ErrTimeout means no answer arrived before the deadline. It also
-	// matches os.ErrDeadlineExceeded under errors.Is, and has a Timeout
-	// method returning true like net.Error.
-	ErrTimeout error = timeoutError{}
+	// ErrTimeout means no answer arrived in time. It is a [net.Error]
+	// whose Timeout method reports true, and it matches
+	// os.ErrDeadlineExceeded under errors.Is.
+	ErrTimeout error = neterr.Timeout("a2s: timeout")
+	// ErrUnreachable means the network reported the server unreachable:
+	// an ICMP port unreachable (the port is closed: nothing listens
+	// there) or host or network unreachable, after one request. The error
+	// also matches the [syscall.Errno] the kernel gave, such as
+	// syscall.ECONNREFUSED. Linux reports it to the shared sockets of
+	// [Client] and of the scan engine; elsewhere a closed port looks
+	// silent.
+	ErrUnreachable = errors.New("a2s: server unreachable")
+	// ErrNotA2S means the server answered, but only with datagrams that are
+	// not A2S: the error of a section that got nothing else before its
+	// time ran out. It wraps the [*ParseError] of the first such datagram.
+	ErrNotA2S = errors.New("a2s: answered, but not with A2S")
 )
+
+// OpError is the error of a query: the operation ("info", "players",
+// "rules", "ping"), the server's address and the cause, with the message
+// "a2s: info 127.0.0.1:27015: no answer (timeout)". It is a [net.Error].
+type OpError = neterr.OpError
 
 // errUnterminated is the ErrTruncated flavour for a string with no NUL.
 var errUnterminated = fmt.Errorf("%w: string has no NUL terminator", ErrTruncated)
 
-type timeoutError struct{}
+// noAnswer is the cause of a section that got no answer in time. It
+// matches ErrTimeout and os.ErrDeadlineExceeded, and
+// context.DeadlineExceeded when a context's deadline ended the wait.
+type noAnswer struct{ ctx bool }
 
-func (timeoutError) Error() string        { return "a2s: timeout" }
-func (timeoutError) Timeout() bool        { return true }
-func (timeoutError) Is(target error) bool { return target == os.ErrDeadlineExceeded }
+func (e noAnswer) Error() string {
+	if e.ctx {
+		return "no answer before the context deadline"
+	}
+	return "no answer (timeout)"
+}
+
+func (e noAnswer) Is(target error) bool {
+	return target == ErrTimeout || target == os.ErrDeadlineExceeded || e.ctx && target == context.DeadlineExceeded
+}
+
+// Timeout reports true, as net.Error timeouts do.
+func (noAnswer) Timeout() bool { return true }
+
+// Temporary reports true; net.Error deprecates it.
+func (noAnswer) Temporary() bool { return true }
+
+// notA2S is the cause of a section whose server sent only datagrams that
+// are not A2S.
+type notA2S struct{ err error }
+
+func (e *notA2S) Error() string {
+	return "answered, but not with A2S (" + strings.TrimPrefix(e.err.Error(), "a2s: ") + ")"
+}
+
+func (e *notA2S) Unwrap() []error { return []error{ErrNotA2S, e.err} }
+
+// unreachable is the cause of a section whose server the network reported
+// unreachable; err is the kernel's error.
+type unreachable struct{ err error }
+
+func (e *unreachable) Error() string { return "unreachable: " + e.err.Error() }
+
+func (e *unreachable) Unwrap() []error { return []error{ErrUnreachable, e.err} }
 
 // ParseError reports malformed input: which packet, where, and why.
 type ParseError struct {

@@ -95,7 +95,7 @@ type Info struct {
 	IsMod       bool      // 'm' only: the Mod byte was set
 	Mod         *ModInfo  // 'm' only: the mod section, if the server sent it
 	// NoBots ('m' only) reports a reply that ended before the Bots byte,
-	// as some non-Steam GoldSource servers send (field notes §3.3); Bots
+	// as some non-Steam GoldSource servers send (WoozyMasta/a2s issue #6); Bots
 	// is 0 then, for want of a value.
 	NoBots  bool
 	Version Text // 'I' only

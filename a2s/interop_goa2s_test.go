@@ -43,7 +43,7 @@ func TestInteropGoA2S(t *testing.T) {
 		}
 		for i, pl := range players.Players {
 			want := wantPlayers.List[i]
-			// Known go-a2s bug (field notes §2): Score is read as uint32,
+			// A known go-a2s bug: Score is read as uint32,
 			// so negative scores come out as their two's complement.
 			if pl.Name != string(want.Name) || pl.Score != uint32(want.Score) || pl.Duration != want.Duration {
 				t.Errorf("player %d: got %+v, want %+v", i, pl, want)
@@ -68,12 +68,12 @@ func TestInteropGoA2S(t *testing.T) {
 
 // TestInteropGoA2SOversized checks go-a2s against the oversized profile
 // (a ~1900-byte unsplit INFO, as Squad and Rust send). Known go-a2s bug
-// (field notes §2, go-a2s issues #8 and #11): its default 1400-byte buffer
+// (go-a2s issues #8 and #11): its default 1400-byte buffer
 // truncates the datagram and the unchecked reader panics; raising
 // SetMaxPacketSize is the documented workaround and then it reads our
 // reply right.
 func TestInteropGoA2SOversized(t *testing.T) {
-	p, _ := a2stest.ProfileByName("oversized")
+	p, _ := a2stest.LookupProfile("oversized")
 	srv := a2stest.NewServer(p)
 	defer srv.Close()
 	want, _, _ := profileContent(p)

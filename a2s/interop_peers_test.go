@@ -16,7 +16,7 @@ var interopProfiles = []string{"modern", "legacy", "split-out-of-order"}
 func forEachInteropProfile(t *testing.T, fn func(t *testing.T, srv *a2stest.Server, info *a2s.Info, players *a2s.Players, rules *a2s.Rules)) {
 	for _, name := range interopProfiles {
 		t.Run(name, func(t *testing.T) {
-			p, _ := a2stest.ProfileByName(name)
+			p, _ := a2stest.LookupProfile(name)
 			srv := a2stest.NewServer(p)
 			defer srv.Close()
 			info, players, rules := profileContent(p)

@@ -92,7 +92,7 @@ func TestInfoPlayerCountsRust(t *testing.T) {
 }
 
 func TestInfoMissingVAC(t *testing.T) {
-	// The DayZ capture in the field notes: the VAC byte is missing, so the
+	// A DayZ server seen leaving the VAC byte out: it is missing, so the
 	// version's first digit lands in it.
 	in := dayz()
 	in.EDF, in.VAC = 0, 0
@@ -163,7 +163,8 @@ func TestTextQuirks(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := gp.List[0].Name
-	if n.IsUTF8() || n.String() != string(bad) || n.UTF8() != "\uFFFDab\uFFFD\uFFFDc" {
+	// Bytes outside UTF-8 read as Latin-1, as ogp and rcon read them.
+	if n.IsUTF8() || n.String() != string(bad) || n.UTF8() != "\u0099abÿþc" {
 		t.Errorf("invalid UTF-8 name: IsUTF8 %v String %q UTF8 %q", n.IsUTF8(), n.String(), n.UTF8())
 	}
 	if gp.List[0].Score != -3 || gp.List[0].Duration != -1 {
@@ -321,10 +322,11 @@ func TestRequestQuirks(t *testing.T) {
 			t.Errorf("%c: PadTo below the bare size changed the request", r.Type)
 		}
 	}
-	// Padding without challenge: the first four bytes read as a challenge.
+	// Padding without challenge: AskChallenge holds the challenge's
+	// place, so the padding reads back as padding, not as challenge 0.
 	b = mustAppend(t, Request{Type: TypeInfoRequest, Padding: 10})
-	if got, err := ParseRequest(b); err != nil || !got.HasChallenge || got.Challenge != 0 || got.Padding != 6 {
-		t.Errorf("padding only: %+v, %v", got, err)
+	if got, err := ParseRequest(b); err != nil || got.HasChallenge || got.Padding != 10 || len(b) != 25+4+10 {
+		t.Errorf("padding only: %d bytes parse as %+v, %v", len(b), got, err)
 	}
 	// The NUL may be missing at the very end.
 	if got, err := ParseRequest([]byte("\xFF\xFF\xFF\xFFTSource Engine Query")); err != nil || got.Type != 'T' || got.HasChallenge {
@@ -480,7 +482,7 @@ func TestBannedReply(t *testing.T) {
 }
 
 // Non-Steam GoldSource servers may end the 'm' reply before the Bots
-// byte (field notes §3.3, WoozyMasta/a2s#6): the reply still parses,
+// byte (WoozyMasta/a2s issue #6): the reply still parses,
 // says so, and re-encodes to the same bytes.
 func TestInfoGoldSourceNoBots(t *testing.T) {
 	for _, withMod := range []bool{true, false} {

@@ -29,7 +29,10 @@ type Request struct {
 const PaddedInfoSize = 1200
 
 // PadTo returns r with Padding set so that it encodes to size bytes, or to
-// its bare size when that is larger.
+// its bare size when that is larger. An A2S_INFO request without a
+// challenge that is padded gains the 4-byte AskChallenge field first (see
+// [Request.AppendBinary]), so it can only grow by 5 bytes or more: sizes
+// 1 to 4 bytes above its bare size give 5.
 func (r Request) PadTo(size int) Request {
 	n := 5 // header and type
 	switch r.Type {
@@ -37,6 +40,9 @@ func (r Request) PadTo(size int) Request {
 		n += len(infoQuery) + 1
 		if r.HasChallenge {
 			n += 4
+		} else if size > n {
+			r.Padding = max(size-n-4, 1)
+			return r
 		}
 	case TypePlayerRequest, TypeRulesRequest:
 		n += 4
@@ -46,10 +52,15 @@ func (r Request) PadTo(size int) Request {
 }
 
 // AppendBinary appends the request, header included. An A2S_INFO request
-// carries "Source Engine Query\0" and then the challenge only if
-// HasChallenge is set; A2S_PLAYER and A2S_RULES always carry four bytes,
-// AskChallenge (-1) when HasChallenge is not set. Padding zero bytes
-// follow; the whole request must fit in MaxPacketSize.
+// carries "Source Engine Query\0" and then the challenge if HasChallenge
+// is set; A2S_PLAYER and A2S_RULES always carry four bytes, AskChallenge
+// (-1) when HasChallenge is not set. Padding zero bytes follow; the whole
+// request must fit in MaxPacketSize.
+//
+// The four bytes after the A2S_INFO payload are its challenge whenever
+// they are there, so an A2S_INFO request without a challenge but with
+// Padding puts AskChallenge in that place before the padding, as
+// A2S_PLAYER does: zeros there would read as challenge 0.
 func (r Request) AppendBinary(b []byte) ([]byte, error) {
 	if r.Padding < 0 || r.Padding > MaxPacketSize-len(infoQuery)-10 {
 		return b, fmt.Errorf("%w: padding %d", ErrTooLarge, r.Padding)
@@ -61,6 +72,8 @@ func (r Request) AppendBinary(b []byte) ([]byte, error) {
 		out = wire.AppendString(out, infoQuery)
 		if r.HasChallenge {
 			out = wire.AppendUint32(out, r.Challenge)
+		} else if r.Padding > 0 {
+			out = wire.AppendUint32(out, AskChallenge)
 		}
 	case TypePlayerRequest, TypeRulesRequest:
 		c := AskChallenge
@@ -79,11 +92,17 @@ func (r Request) AppendBinary(b []byte) ([]byte, error) {
 }
 
 // ParseRequest parses a client query, for servers. Bytes after the known
-// fields are counted in Padding, never rejected. The four bytes after an
-// A2S_INFO payload, or after an A2S_PLAYER/A2S_RULES type byte, are the
-// challenge; HasChallenge is false when they are missing or are
-// AskChallenge (-1). An A2S_INFO request must carry "Source Engine Query"
-// (its NUL may be missing at the very end of the packet).
+// fields are counted in Padding, never rejected (Valve's protocol page
+// warns that data may be appended to requests in the future). The four
+// bytes after an A2S_INFO payload, or after an A2S_PLAYER/A2S_RULES type
+// byte, are the challenge, as the protocol lays them out; HasChallenge is
+// false when they are missing or are AskChallenge (-1). Fewer than four
+// bytes after the A2S_INFO payload are Padding. An A2S_INFO request must
+// carry "Source Engine Query" (its NUL may be missing at the very end of
+// the packet).
+//
+// The result re-encodes with [Request.AppendBinary] to a request that
+// parses the same, though not always to the same bytes.
 func ParseRequest(b []byte) (Request, error) {
 	r, t, err := openSimple(b, "request", "TUViW")
 	if err != nil {

@@ -14,17 +14,23 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gsq-project/gsq/internal/ratelog"
 )
 
 // Server defaults, used when the corresponding Server field is zero.
 const (
-	DefaultServerAddr      = ":27015"
-	DefaultChallengeWindow = 30 * time.Second
-	DefaultRateLimit       = 25 // requests per second per source IP
-	DefaultRateSources     = 1 << 16
-	sourceSplitHeaderLen   = 12
-	goldSourceHeaderLen    = 9
+	DefaultServerAddr        = ":27015"
+	DefaultChallengeLifetime = 30 * time.Second
+	DefaultRateLimit         = 25 // requests per second per source IP
+	DefaultRateSources       = 1 << 16
+	sourceSplitHeaderLen     = 12
+	goldSourceHeaderLen      = 9
 )
+
+// paddedInfoHeader is the length of an A2S_INFO request up to its padding:
+// header, type, payload with its NUL, and the challenge's place.
+const paddedInfoHeader = 5 + len(infoQuery) + 1 + 4
 
 // serverReadBufferSize bounds a request. Requests are small; padded ones
 // (Valve's 2020 proposal) stay under 1400 bytes. A longer datagram is
@@ -70,11 +76,13 @@ type PacketWriter interface {
 // queried like a Source one. The zero value needs only a Handler.
 //
 // By default the server challenges every query with a stateless HMAC of
-// the source address and a time bucket (the current and the previous
-// bucket are accepted), and until a request carries a valid challenge it
-// never sends more bytes than the request had: it answers with an 'A'
-// reply when that is no longer than the request, and not at all otherwise.
-// Requests from one source IP are rate-limited with a token bucket.
+// the source address and a time bucket of ChallengeLifetime (the current
+// and the previous bucket are accepted), and until a request carries a
+// valid challenge it never sends more bytes than the request had: it
+// answers with an 'A' reply when that is no longer than the request, and
+// not at all otherwise. Requests from one source are rate-limited with a
+// token bucket; a source is an IPv4 address or an IPv6 /64 prefix, since
+// one host commonly holds a whole /64.
 type Server struct {
 	// Addr is the UDP address ListenAndServe listens on (default ":27015").
 	Addr string
@@ -93,23 +101,27 @@ type Server struct {
 	// ChallengeSecret keys the challenge HMAC. If empty, a random key is
 	// made on first use. Servers sharing it accept each other's challenges.
 	ChallengeSecret []byte
-	// ChallengeWindow is the time bucket of a challenge (default 30s); a
-	// challenge stays valid for one to two windows.
-	ChallengeWindow time.Duration
+	// ChallengeLifetime is how long a challenge stays valid at least
+	// (default [DefaultChallengeLifetime]); it stays valid at most twice
+	// as long.
+	ChallengeLifetime time.Duration
 	// RateLimit is the number of requests per second accepted from one
-	// source IP (default 25); negative disables rate limiting.
+	// source (default 25); negative disables rate limiting.
 	RateLimit float64
 	// RateBurst is the token-bucket size (default 2*RateLimit, at least 1).
 	RateBurst int
-	// RateSources bounds the rate limiter's table (default 65536 source
-	// IPs); beyond it the oldest half is forgotten.
+	// RateSources bounds the rate limiter's table (default 65536
+	// sources); beyond it the oldest half is forgotten.
 	RateSources int
 	// SplitSize is the payload size of a split fragment: 1248 (default) or
 	// 1188 for Source, 1391 (default) for GoldSource.
 	SplitSize int
 	// GoldSource splits replies in the GoldSource format.
 	GoldSource bool
-	// Logf, if set, receives write errors.
+	// Logf, if set, receives the errors of sending replies. A peer can
+	// cause them again and again (ICMP errors, a full socket buffer), so
+	// they are limited to 5 lines per 10 seconds, the next line saying
+	// how many were suppressed.
 	Logf func(format string, args ...any)
 
 	initOnce sync.Once
@@ -118,9 +130,11 @@ type Server struct {
 	limiter  *rateLimiter
 	splitID  atomic.Uint32
 	states   sync.Pool
+	log      ratelog.Limiter
 
 	mu         sync.Mutex
 	conns      map[net.PacketConn]struct{}
+	primary    net.PacketConn // the first conn still served, for LocalAddr
 	inShutdown atomic.Bool
 	loops      sync.WaitGroup
 }
@@ -132,11 +146,12 @@ func (s *Server) init() {
 			s.key = make([]byte, 32)
 			_, _ = rand.Read(s.key) // never fails on supported platforms
 		}
-		w := s.ChallengeWindow
+		w := s.ChallengeLifetime
 		if w <= 0 {
-			w = DefaultChallengeWindow
+			w = DefaultChallengeLifetime
 		}
 		s.window = int64(w)
+		s.log.Logf = s.Logf
 		if s.RateLimit >= 0 {
 			rate := s.RateLimit
 			if rate == 0 {
@@ -167,9 +182,22 @@ func (s *Server) ListenAndServe() error {
 	}
 	pc, err := net.ListenPacket("udp", addr)
 	if err != nil {
-		return err
+		return fmt.Errorf("a2s: %w", err)
 	}
 	return s.Serve(pc)
+}
+
+// LocalAddr returns the address of the socket the server serves on (the
+// first one still open, if Serve was called several times), or nil before
+// Serve and after Shutdown. With ListenAndServe it is set once the server
+// listens, so a caller that asked for port 0 learns the port.
+func (s *Server) LocalAddr() net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.primary == nil {
+		return nil
+	}
+	return s.primary.LocalAddr()
 }
 
 // Serve answers the datagrams read from pc until Shutdown, which closes pc;
@@ -187,11 +215,21 @@ func (s *Server) Serve(pc net.PacketConn) error {
 		s.conns = make(map[net.PacketConn]struct{})
 	}
 	s.conns[pc] = struct{}{}
+	if s.primary == nil {
+		s.primary = pc
+	}
 	s.loops.Add(1)
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
 		delete(s.conns, pc)
+		if s.primary == pc {
+			s.primary = nil
+			for other := range s.conns {
+				s.primary = other
+				break
+			}
+		}
 		s.mu.Unlock()
 		s.loops.Done()
 	}()
@@ -267,7 +305,7 @@ func (s *Server) handle(st *serverState, w PacketWriter, from netip.AddrPort, b 
 	}
 	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
 	now := time.Now().UnixNano()
-	if s.limiter != nil && !s.limiter.allow(from.Addr(), now) {
+	if s.limiter != nil && !s.limiter.allow(sourceKey(from.Addr()), now) {
 		return
 	}
 	req, err := ParseRequest(b)
@@ -291,8 +329,10 @@ func (s *Server) handle(st *serverState, w PacketWriter, from netip.AddrPort, b 
 			s.sendChallenge(st, w, from, len(b), now)
 			return
 		}
-		// Padding zeros read as a challenge; the request is what it is.
-		req.Challenge, req.HasChallenge, req.Padding = 0, false, len(b)-len(infoQuery)-6
+		// Clients that pad with zeros right after the payload send what
+		// reads as challenge 0: the request has no challenge, and its
+		// padding is what follows the challenge's place.
+		req.Challenge, req.HasChallenge, req.Padding = 0, false, len(b)-paddedInfoHeader
 		// Room is kept for the 'A' reply (9 bytes) that follows a reply
 		// cut short, so the two together stay within the request.
 		budget = len(b) - 9
@@ -361,8 +401,8 @@ func (s *Server) validChallenge(st *serverState, addr netip.AddrPort, c uint32, 
 
 func (s *Server) write(w PacketWriter, b []byte, to netip.AddrPort) error {
 	_, err := w.WriteToUDPAddrPort(b, to)
-	if err != nil && s.Logf != nil {
-		s.Logf("a2s: write to %s: %v", to, err)
+	if err != nil {
+		s.log.Printf("write", "a2s: write to %s: %v", to, err)
 	}
 	return err
 }
@@ -441,7 +481,17 @@ func (p packetConnWriter) WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int
 	return p.pc.WriteTo(b, net.UDPAddrFromAddrPort(addr))
 }
 
-// rateLimiter is a token bucket per source IP. Its table holds two
+// sourceKey is what the rate limiter counts a request against: the IPv4
+// address, or the /64 prefix of an IPv6 address.
+func sourceKey(a netip.Addr) netip.Addr {
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return p.Addr()
+	}
+	return a
+}
+
+// rateLimiter is a token bucket per source. Its table holds two
 // generations of at most max entries each: when the current one is full it
 // becomes the previous one and the older is dropped, so memory is bounded
 // and a forgotten source merely starts with a full bucket.

@@ -8,6 +8,7 @@ import (
 // TestRateLimiterBounded: a flood of distinct sources never grows the
 // table beyond two generations.
 func TestRateLimiterBounded(t *testing.T) {
+	t.Parallel()
 	const limit = 64
 	l := newRateLimiter(10, 2, limit)
 	for i := range 10000 {

@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/gsq-project/gsq/a2s"
@@ -80,6 +83,7 @@ func challengeFor(t *testing.T, s *a2s.Server, from netip.AddrPort) uint32 {
 // challenge and checks that the replies never total more bytes than the
 // request; then it checks that a proven request is answered in full.
 func TestServerAmplification(t *testing.T) {
+	t.Parallel()
 	for _, accept := range []bool{false, true} {
 		t.Run(fmt.Sprintf("AcceptPaddedInfo=%v", accept), func(t *testing.T) {
 			testServerAmplification(t, &a2s.Server{Handler: staticHandler(t), RateLimit: -1, AcceptPaddedInfo: accept})
@@ -94,8 +98,8 @@ func testServerAmplification(t *testing.T, s *a2s.Server) {
 		"info":                    request(t, a2s.TypeInfoRequest, 0, false, 0),
 		"info wrong challenge":    request(t, a2s.TypeInfoRequest, 12345, true, 0),
 		"info other address":      request(t, a2s.TypeInfoRequest, other, true, 0),
-		"info padded":             request(t, a2s.TypeInfoRequest, 0, false, 1175),
-		"info padded short":       request(t, a2s.TypeInfoRequest, 0, false, 1174),
+		"info padded":             request(t, a2s.TypeInfoRequest, 0, false, 1171),
+		"info padded short":       request(t, a2s.TypeInfoRequest, 0, false, 1170),
 		"rules padded":            request(t, a2s.TypeRulesRequest, a2s.AskChallenge, true, 1191),
 		"info truncated":          raw('T', 'S', 'o'),
 		"info bare":               raw('T'),
@@ -149,7 +153,11 @@ func testServerAmplification(t *testing.T, s *a2s.Server) {
 // of PaddedInfoSize bytes is answered without a challenge when the reply
 // fits in it, and gets the 'A' reply otherwise; nothing else changes.
 func TestServerAcceptPaddedInfo(t *testing.T) {
-	padded := request(t, a2s.TypeInfoRequest, 0, false, a2s.PaddedInfoSize-25)
+	t.Parallel()
+	padded := request(t, a2s.TypeInfoRequest, 0, false, a2s.PaddedInfoSize-29)
+	if len(padded) != a2s.PaddedInfoSize {
+		t.Fatalf("padded request of %d bytes", len(padded))
+	}
 	replyType := func(s *a2s.Server, req []byte) (byte, int) {
 		t.Helper()
 		var rec recorder
@@ -164,8 +172,14 @@ func TestServerAcceptPaddedInfo(t *testing.T) {
 	if typ, _ := replyType(s, padded); typ != a2s.TypeInfoReply {
 		t.Errorf("padded INFO: reply %q, want 'I'", typ)
 	}
+	// Other clients pad with zeros right after the payload, which read
+	// as challenge 0.
+	zeroPadded := append(request(t, a2s.TypeInfoRequest, 0, false, 0), make([]byte, a2s.PaddedInfoSize-25)...)
+	if typ, _ := replyType(s, zeroPadded); typ != a2s.TypeInfoReply {
+		t.Errorf("zero-padded INFO: reply %q, want 'I'", typ)
+	}
 	for name, req := range map[string][]byte{
-		"short padding": request(t, a2s.TypeInfoRequest, 0, false, a2s.PaddedInfoSize-26),
+		"short padding": request(t, a2s.TypeInfoRequest, 0, false, a2s.PaddedInfoSize-30),
 		"padded rules":  request(t, a2s.TypeRulesRequest, a2s.AskChallenge, true, a2s.PaddedInfoSize-9),
 	} {
 		if typ, _ := replyType(s, req); typ != a2s.TypeChallengeReply {
@@ -179,7 +193,7 @@ func TestServerAcceptPaddedInfo(t *testing.T) {
 	// A reply that does not fit is held back, and the 'A' reply goes out.
 	var wrote error
 	big := &a2s.Server{RateLimit: -1, AcceptPaddedInfo: true, Handler: a2s.HandlerFunc(func(w a2s.ResponseWriter, r *a2s.Request) {
-		if r.HasChallenge || r.Padding != a2s.PaddedInfoSize-25 {
+		if r.HasChallenge || r.Padding != a2s.PaddedInfoSize-29 {
 			t.Errorf("handler saw %+v: padding read as a challenge", r)
 		}
 		wrote = w.WriteDatagram(append([]byte{0xFF, 0xFF, 0xFF, 0xFF, 'I'}, make([]byte, a2s.PaddedInfoSize)...))
@@ -196,14 +210,15 @@ func challengeReplyBytes(c uint32) []byte {
 	return binary.LittleEndian.AppendUint32([]byte{0xFF, 0xFF, 0xFF, 0xFF, 'A'}, c)
 }
 
-// TestServerChallengeWindow: a challenge stays valid for the current and
-// the next window, and a server with another secret rejects it.
-func TestServerChallengeWindow(t *testing.T) {
+// TestServerChallengeSecret: servers that share the secret accept each
+// other's challenges, and a server with another secret rejects them.
+func TestServerChallengeSecret(t *testing.T) {
+	t.Parallel()
 	secret := []byte("test secret")
-	s := &a2s.Server{Handler: staticHandler(t), RateLimit: -1, ChallengeSecret: secret, ChallengeWindow: time.Hour}
+	s := &a2s.Server{Handler: staticHandler(t), RateLimit: -1, ChallengeSecret: secret, ChallengeLifetime: time.Hour}
 	c := challengeFor(t, s, client1)
-	same := &a2s.Server{Handler: staticHandler(t), RateLimit: -1, ChallengeSecret: secret, ChallengeWindow: time.Hour}
-	other := &a2s.Server{Handler: staticHandler(t), RateLimit: -1, ChallengeSecret: []byte("other"), ChallengeWindow: time.Hour}
+	same := &a2s.Server{Handler: staticHandler(t), RateLimit: -1, ChallengeSecret: secret, ChallengeLifetime: time.Hour}
+	other := &a2s.Server{Handler: staticHandler(t), RateLimit: -1, ChallengeSecret: []byte("other"), ChallengeLifetime: time.Hour}
 	req := request(t, a2s.TypeRulesRequest, c, true, 0)
 	for _, tc := range []struct {
 		name string
@@ -231,8 +246,115 @@ func TestServerChallengeWindow(t *testing.T) {
 	}
 }
 
+// TestServerChallengeLifetime: a challenge stays valid at least
+// ChallengeLifetime after it was given, and at most twice that, wherever
+// in its time bucket it was given.
+func TestServerChallengeLifetime(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		const life = time.Minute
+		s := &a2s.Server{Handler: staticHandler(t), RateLimit: -1, ChallengeLifetime: life}
+		valid := func(c uint32) bool {
+			var rec recorder
+			s.HandlePacket(&rec, client1, request(t, a2s.TypeRulesRequest, c, true, 0))
+			sent, _ := rec.take()
+			return len(sent) > 0 && !(sent[0][0] == 0xFF && sent[0][4] == a2s.TypeChallengeReply)
+		}
+		for _, offset := range []time.Duration{0, time.Second, life / 2, life - time.Nanosecond} {
+			time.Sleep(offset)
+			c := challengeFor(t, s, client1)
+			time.Sleep(life - time.Nanosecond)
+			if !valid(c) {
+				t.Errorf("challenge given %v into a bucket: refused before its lifetime", offset)
+			}
+			time.Sleep(life + time.Nanosecond)
+			if valid(c) {
+				t.Errorf("challenge given %v into a bucket: accepted after twice its lifetime", offset)
+			}
+		}
+	})
+}
+
+// TestServerRateLimitIPv6Prefix: the addresses of one IPv6 /64 share one
+// token bucket.
+func TestServerRateLimitIPv6Prefix(t *testing.T) {
+	t.Parallel()
+	s := &a2s.Server{Handler: staticHandler(t), NoChallenge: true, RateLimit: 0.001, RateBurst: 3}
+	req := request(t, a2s.TypeInfoRequest, 0, false, 0)
+	var rec recorder
+	for i := range 10 {
+		s.HandlePacket(&rec, netip.AddrPortFrom(netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 15: byte(i + 1)}), 27005), req)
+	}
+	if sent, _ := rec.take(); len(sent) != 3 {
+		t.Errorf("10 requests from one /64: %d answered, want the burst of 3", len(sent))
+	}
+	s.HandlePacket(&rec, netip.MustParseAddrPort("[2001:db8:0:1::1]:27005"), req)
+	if sent, _ := rec.take(); len(sent) != 1 {
+		t.Error("the next /64 was limited too")
+	}
+}
+
+// failingWriter fails every write.
+type failingWriter struct{}
+
+func (failingWriter) WriteToUDPAddrPort([]byte, netip.AddrPort) (int, error) {
+	return 0, syscall.ECONNREFUSED
+}
+
+// TestServerWriteErrorsRateLimited: failed sends, which a peer can cause
+// at will, log a few lines and then count the rest.
+func TestServerWriteErrorsRateLimited(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var lines []string
+		s := &a2s.Server{Handler: staticHandler(t), RateLimit: -1, Logf: func(format string, args ...any) {
+			mu.Lock()
+			defer mu.Unlock()
+			lines = append(lines, fmt.Sprintf(format, args...))
+		}}
+		req := request(t, a2s.TypeInfoRequest, 0, false, 0)
+		for range 1000 {
+			s.HandlePacket(failingWriter{}, client1, req)
+		}
+		time.Sleep(time.Minute)
+		s.HandlePacket(failingWriter{}, client1, req)
+		mu.Lock()
+		defer mu.Unlock()
+		if len(lines) < 2 || len(lines) > 10 || !strings.Contains(lines[len(lines)-1], "995 more like this suppressed") {
+			t.Errorf("1001 failed writes logged as %d lines, the last %q", len(lines), lines[len(lines)-1:])
+		}
+	})
+}
+
+func TestServerLocalAddr(t *testing.T) {
+	t.Parallel()
+	s := &a2s.Server{Handler: staticHandler(t)}
+	if a := s.LocalAddr(); a != nil {
+		t.Errorf("LocalAddr before Serve = %v", a)
+	}
+	pc := listenLoopback(t)
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(pc) }()
+	c := newClient(t)
+	if _, err := c.Info(testCtx(t), pc.LocalAddr().(*net.UDPAddr).AddrPort()); err != nil {
+		t.Fatal(err)
+	}
+	if a := s.LocalAddr(); a == nil || a.String() != pc.LocalAddr().String() {
+		t.Errorf("LocalAddr = %v, want %v", a, pc.LocalAddr())
+	}
+	if err := s.Shutdown(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	<-served
+	if a := s.LocalAddr(); a != nil {
+		t.Errorf("LocalAddr after Shutdown = %v", a)
+	}
+}
+
 // TestServerSplitSize checks the fragment sizes for 1248 and 1188.
 func TestServerSplitSize(t *testing.T) {
+	t.Parallel()
 	for _, size := range []int{0, 1188} {
 		s := &a2s.Server{Handler: staticHandler(t), RateLimit: -1, NoChallenge: true, SplitSize: size}
 		var rec recorder
@@ -258,6 +380,7 @@ func TestServerSplitSize(t *testing.T) {
 }
 
 func TestServerRateLimit(t *testing.T) {
+	t.Parallel()
 	s := &a2s.Server{Handler: staticHandler(t), NoChallenge: true, RateLimit: 0.001, RateBurst: 3}
 	req := request(t, a2s.TypeInfoRequest, 0, false, 0)
 	count := func(from netip.AddrPort) int {
@@ -289,6 +412,7 @@ func TestServerRateLimit(t *testing.T) {
 }
 
 func TestStaticHandlerSet(t *testing.T) {
+	t.Parallel()
 	h := staticHandler(t)
 	v := h.Version()
 	s := &a2s.Server{Handler: h, NoChallenge: true, RateLimit: -1}
@@ -357,6 +481,7 @@ func listenLoopback(t testing.TB) *net.UDPConn {
 }
 
 func TestServerServeShutdown(t *testing.T) {
+	t.Parallel()
 	pc := listenLoopback(t)
 	s := &a2s.Server{Handler: staticHandler(t)}
 	served := make(chan error, 1)

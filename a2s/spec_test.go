@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// The vectors in this file are the hex dumps of
-// specs/valve-server-queries.txt, byte for byte.
+// The vectors in this file are the hex dumps of the Valve Developer
+// Community wiki page "Server queries", byte for byte.
 
 const (
 	specInfoRequest = `FF FF FF FF 54 53 6F 75 72 63 65 20 45 6E 67 69

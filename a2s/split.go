@@ -2,14 +2,14 @@ package a2s
 
 import (
 	"bytes"
-	"compress/bzip2"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
+	"strings"
 	"sync"
 
+	"github.com/gsq-project/gsq/internal/bzip2"
 	"github.com/gsq-project/gsq/internal/wire"
 )
 
@@ -52,6 +52,15 @@ const (
 	DefaultMaxFragmentSize  = 4096    // Reassembler.MaxFragmentSize default (datagram bytes)
 	DefaultMaxDecompressed  = 1 << 20 // Reassembler.MaxDecompressed default
 	DefaultMaxPendingSplits = 8       // Reassembler.MaxPending default
+	// DefaultMaxDecompressionRatio is the Reassembler.MaxDecompressionRatio
+	// default. Real compressed replies shrink 4 to 8 times (rule and
+	// player lists); 32 leaves room for odd ones.
+	DefaultMaxDecompressionRatio = 32
+	// MinDecompressedAllowance is the size a compressed reply may always
+	// decompress to, whatever its ratio: a few kilobytes of zeros (a full
+	// player list of nameless bots) shrink more than any ratio a real
+	// server needs beyond that.
+	MinDecompressedAllowance = 4 << 10
 )
 
 // Fragment is one datagram of a multi-packet reply.
@@ -298,11 +307,27 @@ func spare(dst [][]byte) []byte {
 // replies after checking their size and CRC32. Every limit has a default
 // used when the field is zero or negative. A Reassembler is not safe for
 // concurrent use; a client keeps one per server.
+//
+// What a peer can make it spend is bounded: it holds at most MaxPending
+// replies of MaxFragments datagrams of MaxFragmentSize bytes each (2 MiB
+// with the defaults), and a compressed reply is refused before any
+// decompression unless the size it announces is within MaxDecompressed
+// and within MaxDecompressionRatio times the compressed bytes received
+// (or MinDecompressedAllowance). Decompression then stops as soon as the
+// stream would produce more than announced, before it transforms an
+// oversized block, so its CPU and memory are linear in the announced
+// size: a few bytes of bzip2 that would expand to megabytes cost about as
+// much as the ratio allows, not what the stream claims.
 type Reassembler struct {
 	MaxFragments    int // fragments per reply (default DefaultMaxFragments)
 	MaxFragmentSize int // bytes per fragment datagram (default DefaultMaxFragmentSize)
 	MaxDecompressed int // bytes of a decompressed reply (default DefaultMaxDecompressed)
 	MaxPending      int // replies in flight; the oldest is dropped (default DefaultMaxPendingSplits)
+	// MaxDecompressionRatio is the most bytes a compressed reply may
+	// announce per byte of compressed data received (default
+	// DefaultMaxDecompressionRatio); replies of up to
+	// MinDecompressedAllowance bytes are exempt.
+	MaxDecompressionRatio int
 
 	pending []*pendingSplit // oldest first
 }
@@ -517,24 +542,27 @@ func (r *Reassembler) complete(p *pendingSplit, maxFrags int) ([]byte, bool, err
 	return out, true, nil
 }
 
-// decompress inflates a bzip2 reply, never producing more than the
-// announced size (itself capped by MaxDecompressed), and checks its CRC32.
+// decompress inflates a bzip2 reply of the announced size (capped by
+// MaxDecompressed and by MaxDecompressionRatio times len(data)) and checks
+// its CRC32. The work is linear in size plus len(data).
 func (r *Reassembler) decompress(data []byte, size, crc uint32) ([]byte, error) {
 	limit := orDefault(r.MaxDecompressed, DefaultMaxDecompressed)
 	if uint64(size) > uint64(limit) {
 		return nil, fmt.Errorf("%w: %d bytes announced, limit %d", ErrDecompressedTooLarge, size, limit)
 	}
-	out := make([]byte, size)
-	lr := io.LimitReader(bzip2.NewReader(bytes.NewReader(data)), int64(size)+1)
-	if _, err := io.ReadFull(lr, out); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%w: shorter than the %d bytes announced", ErrDecompress, size)
-		}
-		return nil, fmt.Errorf("%w: %v", ErrDecompress, err)
+	ratio := orDefault(r.MaxDecompressionRatio, DefaultMaxDecompressionRatio)
+	if allowed := max(uint64(ratio)*uint64(len(data)), MinDecompressedAllowance); uint64(size) > allowed {
+		return nil, fmt.Errorf("%w: %d bytes announced for %d compressed, more than %d times as many", ErrDecompressedTooLarge, size, len(data), ratio)
 	}
-	var extra [1]byte
-	if n, _ := lr.Read(extra[:]); n > 0 {
+	out := make([]byte, size)
+	n, err := bzip2.Decode(out, data)
+	switch {
+	case errors.Is(err, bzip2.ErrTooLarge):
 		return nil, fmt.Errorf("%w: more than the %d bytes announced", ErrDecompressedTooLarge, size)
+	case err != nil:
+		return nil, fmt.Errorf("%w: %s", ErrDecompress, strings.TrimPrefix(err.Error(), "bzip2: "))
+	case n < len(out):
+		return nil, fmt.Errorf("%w: %d bytes, shorter than the %d announced", ErrDecompress, n, size)
 	}
 	if got := crc32.ChecksumIEEE(out); got != crc {
 		return nil, fmt.Errorf("%w: crc32 %#08x, announced %#08x", ErrChecksum, got, crc)

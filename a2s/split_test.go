@@ -13,6 +13,9 @@ import (
 //	bzip2 -k -9 testdata/rules-payload.bin  # -> rules-payload.bin.bz2 (a 5677-byte A2S_RULES reply)
 //	bzip2 -1 -c testdata/rules-payload.bin > testdata/rules-payload-1.bz2  # the same, 100k blocks (fuzz seed)
 //	bzip2 -9 testdata/bomb.bin              # -> bomb.bin.bz2: FFFFFFFF 'E' then 8 MiB of zeros, 56 bytes compressed
+//	head -c 45000000 /dev/zero | bzip2 -9 > testdata/zeros-45m.bz2  # one full 900k block in 50 bytes
+//	bzip2 -9 < pattern > testdata/ratio-limit.bz2  # 135 copies of 40 random bytes: 5400 bytes in 174, ratio 31
+//	bzip2 -9 -k testdata/players-255-blank.bin  # A2S_PLAYER, 255 nameless players scoring 0: 2556 bytes in 49
 //
 // rules-payload.bin itself was written by a few lines of Python: 150 rules
 // "rule_NNN" = "value N value N value N ".
@@ -85,6 +88,7 @@ func orders(dgs [][]byte) map[string][][]byte {
 }
 
 func TestSplitRoundTrip(t *testing.T) {
+	t.Parallel()
 	payload := rulesPayload(t)
 	for _, tt := range []struct {
 		name   string
@@ -144,6 +148,7 @@ func TestSplitRoundTrip(t *testing.T) {
 }
 
 func TestSplitSmallPayloadUnsplit(t *testing.T) {
+	t.Parallel()
 	p := []byte("\xFF\xFF\xFF\xFFj\x00")
 	dgs := split(t, SplitWriter{}, 1, p)
 	if len(dgs) != 1 || !bytes.Equal(dgs[0], p) {
@@ -152,6 +157,7 @@ func TestSplitSmallPayloadUnsplit(t *testing.T) {
 }
 
 func TestSplitWithoutNestedHeader(t *testing.T) {
+	t.Parallel()
 	// Some servers leave the nested 0xFFFFFFFF out: the first payload byte
 	// is the reply type. The reassembled reply gets the header back.
 	payload := rulesPayload(t)
@@ -173,6 +179,7 @@ func TestSplitWithoutNestedHeader(t *testing.T) {
 }
 
 func TestSplitLaterFragmentMisdetected(t *testing.T) {
+	t.Parallel()
 	// Source without Size: fragment 1's first payload bytes (00 04) read
 	// as a plausible Size field, so on its own it looks like SplitSource.
 	// Fragment 0, arriving last, settles the format.
@@ -190,6 +197,7 @@ func TestSplitLaterFragmentMisdetected(t *testing.T) {
 }
 
 func TestSplitInterleavedIDs(t *testing.T) {
+	t.Parallel()
 	a := rulesPayload(t)
 	b := bytes.Clone(a)
 	b[len(b)-2] = 'X'
@@ -218,6 +226,7 @@ func TestSplitInterleavedIDs(t *testing.T) {
 }
 
 func TestSplitEvictsOldest(t *testing.T) {
+	t.Parallel()
 	payload := rulesPayload(t)
 	r := Reassembler{MaxPending: 2}
 	byID := map[uint32][][]byte{}
@@ -255,6 +264,7 @@ func compressedSplit(t testing.TB, format SplitFormat, id uint32, data []byte, s
 }
 
 func TestSplitBzip2(t *testing.T) {
+	t.Parallel()
 	payload := rulesPayload(t)
 	bz := readFixture(t, "rules-payload.bin.bz2")
 	size, crc := uint32(len(payload)), crc32.ChecksumIEEE(payload)
@@ -283,6 +293,23 @@ func TestSplitBzip2(t *testing.T) {
 	}
 }
 
+// TestSplitBzip2SmallRepliesExempt: a small reply may shrink more than
+// MaxDecompressionRatio allows (here 52 times); the ratio guards against
+// large expansions only.
+func TestSplitBzip2SmallRepliesExempt(t *testing.T) {
+	t.Parallel()
+	payload := readFixture(t, "players-255-blank.bin")
+	bz := readFixture(t, "players-255-blank.bin.bz2")
+	if len(payload) <= DefaultMaxDecompressionRatio*len(bz) || len(payload) > MinDecompressedAllowance {
+		t.Fatalf("fixture of %d bytes in %d does not exercise the allowance", len(payload), len(bz))
+	}
+	var r Reassembler
+	dgs := compressedSplit(t, SplitSourceNoSize, 7, bz, uint32(len(payload)), crc32.ChecksumIEEE(payload), 1248)
+	if got := feed(t, &r, dgs); !bytes.Equal(got, payload) {
+		t.Errorf("got %d bytes, want %d", len(got), len(payload))
+	}
+}
+
 // addAll adds datagrams and returns the first error.
 func addAll(r *Reassembler, dgs [][]byte) error {
 	for _, dg := range dgs {
@@ -298,9 +325,11 @@ func addAll(r *Reassembler, dgs [][]byte) error {
 }
 
 func TestSplitBzip2Errors(t *testing.T) {
+	t.Parallel()
 	payload := rulesPayload(t)
 	bz := readFixture(t, "rules-payload.bin.bz2")
 	bomb := readFixture(t, "bomb.bin.bz2")
+	zeros := readFixture(t, "zeros-45m.bz2")
 	size, crc := uint32(len(payload)), crc32.ChecksumIEEE(payload)
 	corrupt := bytes.Clone(bz)
 	corrupt[len(corrupt)/2] ^= 0x55
@@ -316,6 +345,12 @@ func TestSplitBzip2Errors(t *testing.T) {
 		{"over-custom-limit", Reassembler{MaxDecompressed: 4096}, compressedSplit(t, SplitSource, 1, bz, size, crc, 1000), ErrDecompressedTooLarge},
 		{"shorter-than-announced", Reassembler{}, compressedSplit(t, SplitSourceNoSize, 1, bz, size+10, crc, 1000), ErrDecompress},
 		{"corrupt-stream", Reassembler{}, compressedSplit(t, SplitSourceNoSize, 1, corrupt, size, crc, 1000), ErrDecompress},
+		// 45 MB of zeros in 50 bytes: the 1 MiB it may announce is far
+		// beyond 32 times 50, and what it may announce is exceeded in
+		// the first block.
+		{"bomb-announces-limit", Reassembler{}, compressedSplit(t, SplitSourceNoSize, 1, zeros, DefaultMaxDecompressed, 0, 1000), ErrDecompressedTooLarge},
+		{"bomb-within-ratio", Reassembler{}, compressedSplit(t, SplitSourceNoSize, 1, zeros, 50*DefaultMaxDecompressionRatio, 0, 1000), ErrDecompressedTooLarge},
+		{"over-ratio", Reassembler{MaxDecompressionRatio: 4}, compressedSplit(t, SplitSource, 1, bz, size, crc, 300), ErrDecompressedTooLarge},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := addAll(&tt.r, tt.dgs)
@@ -330,6 +365,7 @@ func TestSplitBzip2Errors(t *testing.T) {
 }
 
 func TestSplitLimits(t *testing.T) {
+	t.Parallel()
 	payload := rulesPayload(t)
 	// Too many fragments announced.
 	// Too many fragments announced: a later fragment waits for fragment 0
@@ -381,6 +417,7 @@ func TestSplitLimits(t *testing.T) {
 }
 
 func TestSplitInconsistentTotal(t *testing.T) {
+	t.Parallel()
 	dgs := split(t, SplitWriter{}, 1, rulesPayload(t))
 	dgs[2][8] = 9 // fragment 2 now says 9 fragments
 	var r Reassembler
@@ -390,6 +427,7 @@ func TestSplitInconsistentTotal(t *testing.T) {
 }
 
 func TestParseFragmentErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		b    string
@@ -411,6 +449,7 @@ func TestParseFragmentErrors(t *testing.T) {
 }
 
 func TestSplitHandBuiltFragments(t *testing.T) {
+	t.Parallel()
 	// Fragments built by hand (no datagram) are taken at their word.
 	payload := rulesPayload(t)
 	var r Reassembler
@@ -427,5 +466,49 @@ func TestSplitHandBuiltFragments(t *testing.T) {
 	}
 	if !bytes.Equal(got, payload) {
 		t.Error("hand-built fragments did not reassemble")
+	}
+}
+
+// BenchmarkReassembleBzip2 measures the CPU one compressed split datagram
+// costs the Reassembler. The hostile ones carry a wrong CRC: a 50-byte
+// stream holding one full 900k block (45 MB of zeros) that announces the
+// size limit or 1000 bytes, and a 192-byte datagram that really expands 31
+// times, just within the ratio (the most work one datagram can buy). For
+// scale, an honest 5677-byte reply in 801 compressed bytes.
+func BenchmarkReassembleBzip2(b *testing.B) {
+	zeros := readFixture(b, "zeros-45m.bz2")
+	ratio := readFixture(b, "ratio-limit.bz2")
+	payload := rulesPayload(b)
+	rules := readFixture(b, "rules-payload.bin.bz2")
+	for _, bc := range []struct {
+		name      string
+		data      []byte
+		size, crc uint32
+		wantErr   bool
+	}{
+		{"hostile-announces-1MiB", zeros, DefaultMaxDecompressed, 0, true},
+		{"hostile-announces-1000", zeros, 1000, 0, true},
+		{"hostile-at-ratio-limit", ratio, 5400, 0, true},
+		{"honest-rules", rules, uint32(len(payload)), crc32.ChecksumIEEE(payload), false},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			dgs := compressedSplit(b, SplitSourceNoSize, 1, bc.data, bc.size, bc.crc, 1248)
+			if len(dgs) != 1 {
+				b.Fatalf("%d datagrams, want 1", len(dgs))
+			}
+			var r Reassembler
+			b.ReportAllocs()
+			b.SetBytes(int64(len(dgs[0])))
+			for b.Loop() {
+				f, err := ParseFragment(dgs[0])
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, done, err := r.Add(f)
+				if (err != nil) != bc.wantErr || done == bc.wantErr {
+					b.Fatalf("done %v, err %v", done, err)
+				}
+			}
+		})
 	}
 }

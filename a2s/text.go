@@ -2,6 +2,8 @@ package a2s
 
 import (
 	"unicode/utf8"
+
+	"github.com/gsq-project/gsq/internal/textenc"
 )
 
 // Text is a string exactly as the server sent it: raw bytes that are usually,
@@ -17,18 +19,8 @@ func (t Text) String() string { return string(t) }
 // IsUTF8 reports whether t is valid UTF-8.
 func (t Text) IsUTF8() bool { return utf8.Valid(t) }
 
-// UTF8 returns a valid UTF-8 view of t: every byte that is not part of a
-// valid UTF-8 sequence becomes U+FFFD, one replacement per byte, as Go's
-// range loop over a string would decode it.
-func (t Text) UTF8() string {
-	if utf8.Valid(t) {
-		return string(t)
-	}
-	out := make([]byte, 0, len(t)+8)
-	for i := 0; i < len(t); {
-		r, n := utf8.DecodeRune(t[i:])
-		out = utf8.AppendRune(out, r)
-		i += n
-	}
-	return string(out)
-}
+// UTF8 returns t as text for display: valid UTF-8 as is, and every byte
+// that is not part of a valid UTF-8 sequence read as Latin-1, the
+// encoding of old GoldSource servers (0xE9 is "é"). Nothing is replaced
+// or lost, and ogp and rcon decode their text the same way.
+func (t Text) UTF8() string { return textenc.Decode(t) }

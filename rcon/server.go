@@ -2,6 +2,7 @@ package rcon
 
 import (
 	"bufio"
+	"container/list"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -14,14 +15,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gsq-project/gsq/internal/ratelog"
 	"github.com/gsq-project/gsq/internal/wire"
 )
 
 // Server defaults, used when the matching [Server] field is zero.
 const (
-	// DefaultMaxRequestSize limits the size field of requests: Valve's
-	// 4096 (source-rcon.txt, "Packet Size"). Minecraft clients never send
-	// more than 1460 bytes.
+	// DefaultMaxRequestSize limits the size field of requests: the 4096
+	// bytes Valve's Source RCON Protocol page gives as the largest packet
+	// SRCDS accepts. Minecraft clients never send more than 1460 bytes.
 	DefaultMaxRequestSize = 4096
 	// DefaultMaxFailedLogins is how many wrong passwords an address may
 	// send before it is locked out.
@@ -31,6 +33,13 @@ const (
 	DefaultLockoutDuration = 5 * time.Minute
 	// DefaultMaxConnsPerAddr caps simultaneous connections per address.
 	DefaultMaxConnsPerAddr = 16
+	// DefaultMaxConns caps simultaneous connections in all: a remote
+	// console has a few users, and 512 connections stay well within the
+	// 1024 file descriptors many systems give a process by default.
+	DefaultMaxConns = 512
+	// DefaultLoginTimeout is how long a connection may stay without
+	// logging in. Clients log in as soon as they connect.
+	DefaultLoginTimeout = 10 * time.Second
 	// DefaultIdleTimeout is how long a connection may go without sending
 	// a complete packet.
 	DefaultIdleTimeout = 5 * time.Minute
@@ -49,8 +58,9 @@ const (
 var ErrServerClosed = errors.New("rcon: server closed")
 
 // srcdsProbeTail is the body of the extra packet SRCDS sends after
-// mirroring an empty RESPONSE_VALUE (Valve's "0x0000 0001 0000 0000";
-// the byte layout follows SquadJS, rcon-field-notes.md §3).
+// mirroring an empty RESPONSE_VALUE: Valve's Source RCON Protocol page
+// shows it as "0x0000 0001 0000 0000"; these are the bytes real servers
+// send, as the SquadJS client reads them.
 var srcdsProbeTail = []byte{0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00}
 
 // A Handler runs one command. It writes the command's output to w; the
@@ -88,7 +98,7 @@ type ResponseWriter interface {
 // Password and a Handler, is usable; the fields must not change once
 // serving starts.
 //
-// Behaviour per [Dialect] (rcon-field-notes.md §1):
+// Behaviour per [Dialect], as the real servers behave:
 //   - Source: an empty RESPONSE_VALUE precedes every AUTH_RESPONSE; output
 //     is split every 4086 bytes; an empty RESPONSE_VALUE is mirrored and
 //     followed by the extra packet SRCDS sends, so probing clients find
@@ -105,9 +115,31 @@ type ResponseWriter interface {
 // their connection the same way and log in with [NewClient].
 //
 // Requests on one connection may be pipelined; answers come in order.
-// Passwords are compared in constant time and never logged. An address
-// is locked out after MaxFailedLogins wrong passwords: its connection is
-// closed and new ones are refused until LockoutDuration has passed.
+// Passwords are compared in constant time and never logged.
+//
+// What a client can cost the server is bounded. Every limit below has a
+// default; see the fields.
+//   - An address is locked out after MaxFailedLogins wrong passwords: its
+//     connection is closed and new ones are refused until
+//     LockoutDuration has passed.
+//   - An address may hold MaxConnsPerAddr connections, and the server
+//     MaxConns in all. When every place is taken, a new connection takes
+//     the place of the one that has waited longest without logging in, so
+//     a flood of connections that never log in cannot keep an
+//     administrator out; only when every connection is logged in is the
+//     new one refused.
+//   - A connection must log in within LoginTimeout of being accepted,
+//     however slowly it trickles bytes, and after that send a complete
+//     request at least every IdleTimeout. A write that blocks for
+//     WriteTimeout (a client that stopped reading) closes it.
+//   - A request larger than MaxPacketSize closes the connection before
+//     its body is read; output is streamed in fragments, never held.
+//   - When the process runs out of file descriptors (or the kernel out of
+//     buffers), the server waits, 5 ms at first and doubling up to 1 s,
+//     and accepts again, as net/http does, instead of stopping.
+//
+// "Address" means an IPv4 address, or the /64 prefix of an IPv6 address,
+// since one host commonly holds a whole /64.
 type Server struct {
 	// Addr is the TCP address ListenAndServe listens on; empty means
 	// ":27015" (":25575" for Minecraft).
@@ -134,10 +166,19 @@ type Server struct {
 	// LockoutDuration is how long a lockout lasts. Zero means
 	// [DefaultLockoutDuration].
 	LockoutDuration time.Duration
-	// MaxConnsPerAddr caps simultaneous connections from one IP address;
+	// MaxConnsPerAddr caps simultaneous connections from one address;
 	// more are closed on accept. Zero means [DefaultMaxConnsPerAddr];
 	// negative is unlimited.
 	MaxConnsPerAddr int
+	// MaxConns caps simultaneous connections in all. A connection beyond
+	// it replaces the oldest one that has not logged in, or is closed on
+	// accept if every connection has logged in. Zero means
+	// [DefaultMaxConns]; negative is unlimited.
+	MaxConns int
+	// LoginTimeout closes a connection that has not logged in this long
+	// after it was accepted (a TLS handshake counts in it). Zero means
+	// [DefaultLoginTimeout]; negative never.
+	LoginTimeout time.Duration
 	// IdleTimeout closes a connection that has not sent a complete packet
 	// for this long. Zero means [DefaultIdleTimeout]; negative never.
 	IdleTimeout time.Duration
@@ -145,18 +186,25 @@ type Server struct {
 	// long (a client that stopped reading). Zero means
 	// [DefaultWriteTimeout]; negative never.
 	WriteTimeout time.Duration
-	// Logf, if set, receives one line per notable event: refused or
-	// dropped connections, failed logins, lockouts, handler panics.
+	// Logf, if set, receives one line per notable event: refused,
+	// replaced or timed-out connections, failed logins, lockouts, accept
+	// errors, handler panics. A client can trigger these again and
+	// again, so each kind is limited to 5 lines per 10 seconds, the next
+	// line saying how many were suppressed.
 	Logf func(format string, args ...any)
 
 	mu        sync.Mutex
 	listeners map[net.Listener]struct{}
+	primary   net.Listener // the first listener still serving, for LocalAddr
 	conns     map[*serverConn]struct{}
+	anonymous list.List // connections not logged in, oldest first
 	addrs     map[netip.Addr]*addrState
 	closing   bool
+	done      chan struct{} // closed when closing
 	wg        sync.WaitGroup
 	ctx       context.Context
 	cancel    context.CancelFunc
+	log       *ratelog.Limiter
 }
 
 // addrState is what the server remembers about one client IP address.
@@ -172,9 +220,25 @@ func (a *addrState) idle(now time.Time) bool {
 	return a.conns == 0 && now.After(a.lockedUntil) && (a.failures == 0 || now.After(a.forgetAt))
 }
 
-// pruneAddrsAbove is the address-table size above which forgettable
-// entries are swept on each new failure.
-const pruneAddrsAbove = 1024
+// The address table is swept of forgettable entries on each failed login
+// once it holds more than pruneAddrsAbove; above maxAddrs after that, the
+// failure counts of addresses without connections or lockout are dropped
+// too, so a login flood from many addresses costs bounded memory.
+const (
+	pruneAddrsAbove = 1024
+	maxAddrs        = 1 << 16
+)
+
+// addrKey is the address that limits and lockouts count against: the
+// IPv4 address, or the /64 prefix of an IPv6 address.
+func addrKey(a netip.Addr) netip.Addr {
+	a = a.Unmap()
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return p.Addr()
+	}
+	return a
+}
 
 // ListenAndServe listens on s.Addr and serves until Shutdown or Close.
 // It always returns a non-nil error; after Shutdown or Close it is
@@ -197,7 +261,9 @@ func (s *Server) ListenAndServe() error {
 
 // Serve accepts connections on l and serves each in its own goroutine
 // until Shutdown or Close. It closes l on return and always returns a
-// non-nil error; after Shutdown or Close it is [ErrServerClosed].
+// non-nil error; after Shutdown or Close it is [ErrServerClosed]. Accept
+// errors that pass (no file descriptors or buffers left, a connection
+// reset before it was accepted) are waited out; others end Serve.
 func (s *Server) Serve(l net.Listener) error {
 	if !s.track(l) {
 		l.Close()
@@ -211,18 +277,53 @@ func (s *Server) Serve(l net.Listener) error {
 			if s.isClosing() {
 				return ErrServerClosed
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
-				s.logf("rcon: accept: %v; retrying in %v", err, backoff)
-				time.Sleep(backoff)
-				continue
+			if !acceptErrorPasses(err) {
+				return fmt.Errorf("rcon: accept: %w", err)
 			}
-			return fmt.Errorf("rcon: accept: %w", err)
+			backoff = min(max(2*backoff, minAcceptBackoff), maxAcceptBackoff)
+			s.log.Printf("accept", "rcon: accept: %v; retrying in %v", err, backoff)
+			if !s.wait(backoff) {
+				return ErrServerClosed
+			}
+			continue
 		}
 		backoff = 0
 		s.start(nc)
 	}
+}
+
+// The wait after an accept error that passes doubles from
+// minAcceptBackoff up to maxAcceptBackoff, as in net/http.
+const (
+	minAcceptBackoff = 5 * time.Millisecond
+	maxAcceptBackoff = time.Second
+)
+
+// wait waits d, or until the server closes; it reports whether the
+// server is still open.
+func (s *Server) wait(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-s.done:
+		return false
+	}
+}
+
+// LocalAddr returns the address of the listener the server serves on
+// (the first one still open, if Serve was called several times), or nil
+// before Serve and after Shutdown or Close. With ListenAndServe it is set
+// once the server listens, so a caller that asked for port 0 learns the
+// port.
+func (s *Server) LocalAddr() net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.primary == nil {
+		return nil
+	}
+	return s.primary.Addr()
 }
 
 func (s *Server) track(l net.Listener) bool {
@@ -233,6 +334,9 @@ func (s *Server) track(l net.Listener) bool {
 	}
 	s.initLocked()
 	s.listeners[l] = struct{}{}
+	if s.primary == nil {
+		s.primary = l
+	}
 	return true
 }
 
@@ -243,6 +347,13 @@ func (s *Server) untrack(l net.Listener) {
 		delete(s.listeners, l)
 		l.Close()
 	}
+	if s.primary == l {
+		s.primary = nil
+		for other := range s.listeners {
+			s.primary = other
+			break
+		}
+	}
 }
 
 func (s *Server) initLocked() {
@@ -250,7 +361,9 @@ func (s *Server) initLocked() {
 		s.listeners = make(map[net.Listener]struct{})
 		s.conns = make(map[*serverConn]struct{})
 		s.addrs = make(map[netip.Addr]*addrState)
+		s.done = make(chan struct{})
 		s.ctx, s.cancel = context.WithCancel(context.Background())
+		s.log = &ratelog.Limiter{Logf: s.Logf}
 	}
 }
 
@@ -263,66 +376,127 @@ func (s *Server) isClosing() bool {
 // start admits nc or closes it.
 func (s *Server) start(nc net.Conn) {
 	remote := addrPortOf(nc.RemoteAddr())
+	now := time.Now()
 	s.mu.Lock()
-	if why := s.admitLocked(remote.Addr()); why != "" {
+	why, evicted := s.admitLocked(addrKey(remote.Addr()), now)
+	if why != "" {
 		s.mu.Unlock()
-		s.logf("rcon: refused %v: %s", remote, why)
-		nc.Close()
+		s.log.Printf("refused", "rcon: refused %v: %s", remote, why)
+		closeNow(nc)
 		return
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	c := &serverConn{srv: s, nc: nc, remote: remote, ctx: ctx, cancel: cancel}
+	if d := s.loginTimeout(); d > 0 {
+		c.loginBy = now.Add(d)
+	}
+	c.anonymous = s.anonymous.PushBack(c)
 	s.conns[c] = struct{}{}
 	s.wg.Add(1)
 	s.mu.Unlock()
+	if evicted != nil {
+		s.log.Printf("replaced", "rcon: %v: closed, not logged in, to make room for %v (%d connections)", evicted.remote, remote, s.maxConns())
+		evicted.stop()
+		closeNow(evicted.nc)
+	}
 	go c.serve()
 }
 
-// admitLocked counts a new connection from addr, or says why not.
-func (s *Server) admitLocked(addr netip.Addr) string {
+// admitLocked counts a new connection from the address key, or says why
+// not. When the server is full it may instead pick a connection that has
+// not logged in to make room: it is out of the server's count and the
+// caller closes it.
+func (s *Server) admitLocked(key netip.Addr, now time.Time) (why string, evicted *serverConn) {
 	if s.closing {
-		return "server closing"
+		return "server closing", nil
 	}
-	st := s.addrs[addr]
+	st := s.addrs[key]
 	if st == nil {
 		st = &addrState{}
-		s.addrs[addr] = st
+		s.addrs[key] = st
 	}
-	if time.Now().Before(st.lockedUntil) {
-		return "locked out after failed logins"
+	if now.Before(st.lockedUntil) {
+		return "locked out after failed logins", nil
 	}
 	if limit := s.maxConnsPerAddr(); limit > 0 && st.conns >= limit {
-		return fmt.Sprintf("more than %d connections from one address", limit)
+		return fmt.Sprintf("more than %d connections from one address", limit), nil
+	}
+	if limit := s.maxConns(); limit > 0 && len(s.conns) >= limit {
+		front := s.anonymous.Front()
+		if front == nil {
+			s.forgetLocked(key, st, now)
+			return fmt.Sprintf("%d connections, all logged in", limit), nil
+		}
+		evicted = front.Value.(*serverConn)
+		s.dropLocked(evicted)
 	}
 	st.conns++
-	return ""
+	return "", evicted
+}
+
+// dropLocked takes c out of the server's connection count; its own
+// goroutine still releases its address when it ends.
+func (s *Server) dropLocked(c *serverConn) {
+	delete(s.conns, c)
+	if c.anonymous != nil {
+		s.anonymous.Remove(c.anonymous)
+		c.anonymous = nil
+	}
+}
+
+// forgetLocked deletes the entry of key if there is nothing to remember.
+func (s *Server) forgetLocked(key netip.Addr, st *addrState, now time.Time) {
+	if st.idle(now) {
+		delete(s.addrs, key)
+	}
 }
 
 func (s *Server) finish(c *serverConn) {
 	s.mu.Lock()
-	delete(s.conns, c)
-	addr := c.remote.Addr()
-	if st := s.addrs[addr]; st != nil {
+	s.dropLocked(c)
+	key := addrKey(c.remote.Addr())
+	if st := s.addrs[key]; st != nil {
 		st.conns--
-		if st.idle(time.Now()) {
-			delete(s.addrs, addr)
-		}
+		s.forgetLocked(key, st, time.Now())
 	}
 	s.mu.Unlock()
 	s.wg.Done()
 }
 
-// lockedOut reports whether addr is locked out now.
-func (s *Server) lockedOut(addr netip.Addr) bool {
+// loggedIn takes c off the list of connections that may be replaced.
+func (s *Server) loggedIn(c *serverConn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := s.addrs[addr]
+	if c.anonymous != nil {
+		s.anonymous.Remove(c.anonymous)
+		c.anonymous = nil
+	}
+	if st := s.addrs[addrKey(c.remote.Addr())]; st != nil {
+		st.failures = 0
+	}
+}
+
+// closeNow closes a connection without waiting for anything: a TLS
+// connection's underlying one is closed, since closing the TLS layer
+// first writes an alert that a client that stopped reading would block.
+func closeNow(nc net.Conn) {
+	if tc, ok := nc.(interface{ NetConn() net.Conn }); ok {
+		nc = tc.NetConn()
+	}
+	nc.Close()
+}
+
+// lockedOut reports whether the address key is locked out now.
+func (s *Server) lockedOut(key netip.Addr) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.addrs[key]
 	return st != nil && time.Now().Before(st.lockedUntil)
 }
 
-// loginFailed records a wrong password from addr and reports whether it
-// locked the address out.
-func (s *Server) loginFailed(addr netip.Addr) bool {
+// loginFailed records a wrong password from the address key and reports
+// whether it locked the address out.
+func (s *Server) loginFailed(key netip.Addr) bool {
 	limit := s.maxFailedLogins()
 	if limit < 0 {
 		return false
@@ -332,16 +506,12 @@ func (s *Server) loginFailed(addr netip.Addr) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.addrs) > pruneAddrsAbove {
-		for a, st := range s.addrs {
-			if st.idle(now) {
-				delete(s.addrs, a)
-			}
-		}
+		s.pruneLocked(now)
 	}
-	st := s.addrs[addr]
+	st := s.addrs[key]
 	if st == nil {
 		st = &addrState{}
-		s.addrs[addr] = st
+		s.addrs[key] = st
 	}
 	if now.After(st.forgetAt) {
 		st.failures = 0
@@ -356,12 +526,20 @@ func (s *Server) loginFailed(addr netip.Addr) bool {
 	return true
 }
 
-// loginSucceeded forgets addr's failed logins.
-func (s *Server) loginSucceeded(addr netip.Addr) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if st := s.addrs[addr]; st != nil {
-		st.failures = 0
+// pruneLocked forgets what can be forgotten, and if the table is still
+// over maxAddrs, the failure counts of addresses that are neither
+// connected nor locked out.
+func (s *Server) pruneLocked(now time.Time) {
+	for a, st := range s.addrs {
+		s.forgetLocked(a, st, now)
+	}
+	if len(s.addrs) <= maxAddrs {
+		return
+	}
+	for a, st := range s.addrs {
+		if st.conns == 0 && now.After(st.lockedUntil) {
+			delete(s.addrs, a)
+		}
 	}
 }
 
@@ -414,23 +592,21 @@ func (s *Server) Close() error {
 // stopLocked marks the server closing, closes its listeners and stops
 // every connection: at once if force, else once its command is done.
 func (s *Server) stopLocked(force bool) {
-	s.closing = true
 	s.initLocked()
+	if !s.closing {
+		s.closing = true
+		close(s.done)
+	}
 	for l := range s.listeners {
 		l.Close()
 		delete(s.listeners, l)
 	}
+	s.primary = nil
 	for c := range s.conns {
 		c.stop()
 		if force {
-			c.nc.Close()
+			closeNow(c.nc)
 		}
-	}
-}
-
-func (s *Server) logf(format string, args ...any) {
-	if s.Logf != nil {
-		s.Logf(format, args...)
 	}
 }
 
@@ -444,6 +620,14 @@ func (s *Server) maxFailedLogins() int {
 
 func (s *Server) maxConnsPerAddr() int {
 	return orDefault(s.MaxConnsPerAddr, DefaultMaxConnsPerAddr)
+}
+
+func (s *Server) maxConns() int {
+	return orDefault(s.MaxConns, DefaultMaxConns)
+}
+
+func (s *Server) loginTimeout() time.Duration {
+	return orDefault(s.LoginTimeout, DefaultLoginTimeout)
 }
 
 func (s *Server) lockoutDuration() time.Duration {
@@ -484,11 +668,13 @@ type serverConn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	br     *bufio.Reader
-	rd     *Reader
-	bw     *bufio.Writer
-	authed bool
-	out    []byte // encoding scratch
+	br        *bufio.Reader
+	rd        *Reader
+	bw        *bufio.Writer
+	authed    bool
+	loginBy   time.Time     // when an anonymous connection is closed; zero for never
+	anonymous *list.Element // in srv.anonymous until logged in; guarded by srv.mu
+	out       []byte        // encoding scratch
 
 	resp    responseWriter // reused for every command
 	replyID int32          // id of the command being answered
@@ -505,6 +691,9 @@ func (c *serverConn) serve() {
 	s := c.srv
 	defer func() {
 		c.flush()
+		if c.werr != nil && !errors.Is(c.werr, errHandlerPanic) && !c.isStopping() {
+			s.log.Printf("write", "rcon: %v: %v; closing", c.remote, c.werr)
+		}
 		c.cancel()
 		c.nc.Close()
 		s.finish(c)
@@ -520,9 +709,7 @@ func (c *serverConn) serve() {
 		}
 		p, err := c.rd.ReadPacket()
 		if err != nil {
-			if !errors.Is(err, io.EOF) && !c.isStopping() {
-				s.logf("rcon: %v: %v", c.remote, err)
-			}
+			c.readFailed(err)
 			return
 		}
 		if !c.handle(p) {
@@ -534,18 +721,48 @@ func (c *serverConn) serve() {
 	}
 }
 
-// armRead sets the idle deadline for the next request, unless the
-// connection is being shut down.
+// readFailed logs why a connection ends, unless the client closed it or
+// the server is shutting it down.
+func (c *serverConn) readFailed(err error) {
+	if errors.Is(err, io.EOF) || c.isStopping() {
+		return
+	}
+	log := c.srv.log
+	var ne net.Error
+	switch {
+	case !c.authed && !c.loginBy.IsZero() && errors.As(err, &ne) && ne.Timeout() && !time.Now().Before(c.loginBy):
+		log.Printf("login-timeout", "rcon: %v: not logged in within %v; closing", c.remote, c.srv.loginTimeout())
+	case errors.As(err, &ne) && ne.Timeout():
+		log.Printf("idle", "rcon: %v: idle for %v; closing", c.remote, c.srv.idleTimeout())
+	default:
+		log.Printf("read", "rcon: %v: %v", c.remote, err)
+	}
+}
+
+// armRead sets the deadline for the next request, unless the connection
+// is being shut down: the idle timeout, or the login deadline if sooner.
 func (c *serverConn) armRead() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stopping {
 		return false
 	}
-	if d := c.srv.idleTimeout(); d > 0 {
-		_ = c.nc.SetReadDeadline(time.Now().Add(d))
-	}
+	deadline := c.deadline(c.srv.idleTimeout())
+	_ = c.nc.SetReadDeadline(deadline)
 	return true
+}
+
+// deadline is now plus d (none when d is negative), but no later than
+// the login deadline while the connection is anonymous.
+func (c *serverConn) deadline(d time.Duration) time.Time {
+	var t time.Time
+	if d > 0 {
+		t = time.Now().Add(d)
+	}
+	if !c.authed && !c.loginBy.IsZero() && (t.IsZero() || c.loginBy.Before(t)) {
+		t = c.loginBy
+	}
+	return t
 }
 
 // stop makes a connection that waits for a request return now, and one
@@ -604,7 +821,7 @@ func (c *serverConn) handle(p Packet) bool {
 		c.send(-1, TypeAuthResponse, nil)
 	case !c.authed:
 		if p.Type == TypeExecCommand {
-			c.send(p.ID, TypeResponseValue, nil) // SRCDS since ~2012 (field notes §1.1)
+			c.send(p.ID, TypeResponseValue, nil) // as SRCDS has answered since about 2012
 		}
 	case p.Type == TypeExecCommand:
 		c.exec(p)
@@ -619,9 +836,9 @@ func (c *serverConn) handle(p Packet) bool {
 
 func (c *serverConn) login(p Packet) bool {
 	s := c.srv
-	addr := c.remote.Addr()
-	if s.lockedOut(addr) {
-		s.logf("rcon: %v: login while locked out; closing", c.remote)
+	key := addrKey(c.remote.Addr())
+	if s.lockedOut(key) {
+		s.log.Printf("lockout", "rcon: %v: login while locked out; closing", c.remote)
 		return false
 	}
 	if s.Dialect == DialectSource {
@@ -629,16 +846,16 @@ func (c *serverConn) login(p Packet) bool {
 	}
 	c.authed = s.checkPassword(cstring(p.Body))
 	if c.authed {
-		s.loginSucceeded(addr)
+		s.loggedIn(c)
 		c.send(p.ID, TypeAuthResponse, nil)
 		return c.werr == nil
 	}
 	c.send(-1, TypeAuthResponse, nil)
-	if s.loginFailed(addr) {
-		s.logf("rcon: %v: wrong password; address locked out for %v", c.remote, s.lockoutDuration())
+	if s.loginFailed(key) {
+		s.log.Printf("lockout", "rcon: %v: wrong password; address locked out for %v", c.remote, s.lockoutDuration())
 		return false
 	}
-	s.logf("rcon: %v: wrong password", c.remote)
+	s.log.Printf("login", "rcon: %v: wrong password", c.remote)
 	return c.werr == nil
 }
 
@@ -659,13 +876,16 @@ func (c *serverConn) exec(p Packet) {
 	_ = c.resp.Close()
 }
 
+// errHandlerPanic ends a connection whose handler panicked.
+var errHandlerPanic = errors.New("rcon: handler panic")
+
 // run calls the handler, turning a panic into a closed connection.
 func (c *serverConn) run(w ResponseWriter, cmd string) {
 	defer func() {
 		if r := recover(); r != nil {
-			c.srv.logf("rcon: %v: handler panic: %v", c.remote, r)
+			c.srv.log.Printf("panic", "rcon: %v: handler panic: %v", c.remote, r)
 			if c.werr == nil {
-				c.werr = fmt.Errorf("rcon: handler panic: %v", r)
+				c.werr = errHandlerPanic
 			}
 		}
 	}()
@@ -681,7 +901,7 @@ func (c *serverConn) send(id int32, typ PacketType, body []byte) {
 	if c.werr == nil {
 		if c.bw == nil {
 			c.bw = writerPool.Get().(*bufio.Writer)
-			c.bw.Reset(deadlineWriter{c.nc, c.srv.writeTimeout()})
+			c.bw.Reset(deadlineWriter{c})
 		}
 		_, c.werr = c.bw.Write(c.out)
 	}
@@ -708,15 +928,11 @@ type responseWriter struct {
 
 func (w *responseWriter) RemoteAddr() netip.AddrPort { return w.remote }
 
-// deadlineWriter bounds every write to the connection.
-type deadlineWriter struct {
-	nc      net.Conn
-	timeout time.Duration
-}
+// deadlineWriter bounds every write to the connection by WriteTimeout,
+// and by the login deadline while the connection is anonymous.
+type deadlineWriter struct{ c *serverConn }
 
 func (w deadlineWriter) Write(p []byte) (int, error) {
-	if w.timeout > 0 {
-		_ = w.nc.SetWriteDeadline(time.Now().Add(w.timeout))
-	}
-	return w.nc.Write(p)
+	_ = w.c.nc.SetWriteDeadline(w.c.deadline(w.c.srv.writeTimeout()))
+	return w.c.nc.Write(p)
 }

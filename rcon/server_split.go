@@ -9,14 +9,16 @@ import (
 // configured.
 const (
 	// DefaultSourceSplitSize is the largest response body per packet on
-	// [DialectSource], in bytes: Valve's 4096-byte size field limit minus
-	// id, type and padding (source-rcon.txt, "Packet Size").
+	// [DialectSource], in bytes: the 4096-byte packet limit of Valve's
+	// Source RCON Protocol page ("Packet Size") minus id, type and
+	// padding.
 	DefaultSourceSplitSize = 4096 - MinPacketSize
 	// DefaultCS2SplitSize is the largest response body per packet on
-	// [DialectCS2], in bytes. CS2 never splits (rcon-field-notes.md
-	// §1.1), so this is as much as a client with the default
-	// [DefaultMaxPacketSize] accepts in one packet; output beyond it is
-	// split rather than buffered without bound.
+	// [DialectCS2], in bytes. CS2 sends each answer as one packet, even
+	// above 4096 bytes (users of several RCON clients have reported a
+	// cvarlist of over 4200), so this is as much as a client with the
+	// default [DefaultMaxPacketSize] accepts in one packet; output beyond
+	// it is split rather than buffered without bound.
 	DefaultCS2SplitSize = DefaultMaxPacketSize - MinPacketSize
 )
 
@@ -37,14 +39,14 @@ var errSplitterClosed = errors.New("rcon: write after end of response")
 //
 // On [DialectSource] and [DialectCS2] the size counts bytes and a body
 // never exceeds it. On [DialectMinecraft] it counts UTF-16 code units as
-// vanilla Minecraft does (rcon-field-notes.md §1.2, default 4096): every
-// body but the last holds at least that many units (one more when the cut
-// would fall inside a surrogate pair, which vanilla would break and we
-// keep whole), so clients that stop at the first short fragment see the
-// whole answer. A body is only emitted once more output follows it, so
-// output that is an exact multiple of the size ends in a full fragment
-// and no empty one, as on the real servers; empty output gives one empty
-// body.
+// vanilla Minecraft does (wiki.vg's RCON page gives 4096 as the largest
+// response payload; the server cuts at 4096 Java chars): every body but
+// the last holds at least that many units (one more when the cut would
+// fall inside a surrogate pair, which vanilla would break and we keep
+// whole), so clients that stop at the first short fragment see the whole
+// answer. A body is only emitted once more output follows it, so output
+// that is an exact multiple of the size ends in a full fragment and no
+// empty one, as on the real servers; empty output gives one empty body.
 type Splitter struct {
 	emit   func(body []byte) error
 	limit  int  // bytes or UTF-16 units per body

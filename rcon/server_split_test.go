@@ -88,6 +88,7 @@ func checkSplit(t testing.TB, d Dialect, size int, out []byte, bodies [][]byte) 
 }
 
 func TestSplitter(t *testing.T) {
+	t.Parallel()
 	big := []byte(strings.Repeat("aé€😀", 3000))
 	tests := []struct {
 		name    string
@@ -128,6 +129,7 @@ func TestSplitter(t *testing.T) {
 }
 
 func TestSplitterErrors(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("boom")
 	calls := 0
 	s := NewSplitter(DialectSource, 4, func([]byte) error {
@@ -153,6 +155,7 @@ func TestSplitterErrors(t *testing.T) {
 // TestSplitterMemoryBounded checks that a large write is not buffered
 // whole: the buffer never exceeds about one fragment.
 func TestSplitterMemoryBounded(t *testing.T) {
+	t.Parallel()
 	for _, d := range []Dialect{DialectSource, DialectMinecraft} {
 		s := NewSplitter(d, 0, func([]byte) error { return nil })
 		if _, err := s.Write(bytes.Repeat([]byte("€"), 1<<20)); err != nil {

@@ -46,6 +46,7 @@ func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
 // RCON over TLS: the server serves a tls.Listener and the client logs in
 // over a tls.Conn with NewClient; lockout and addresses still work.
 func TestServerOverTLS(t *testing.T) {
+	t.Parallel()
 	cert, pool := selfSigned(t)
 	l, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}})
 	if err != nil {

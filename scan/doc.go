@@ -1,29 +1,57 @@
 // Package scan queries many game servers at once, fast and politely: the
-// engine behind `gsq scan`.
+// engine behind `gsq scan`, and the poller a monitor builds on.
 //
-// A [Scanner] reads its targets from an io.Reader one line at a time (so a
-// list of millions of servers is never held in memory), queries them over
-// a few shared UDP sockets and hands each [Result] to a callback as soon as
-// it is complete. Replies are demultiplexed by their source address, so
+// [Scanner] says how. [Scanner.Scan] reads a list of servers from an
+// io.Reader, one HOST[:PORT] per line, a line at a time (so a list of
+// millions of servers is never held in memory). [Scanner.Open] returns a
+// [Session], whose Run takes [Target] values from an iterator (or a
+// channel, see [Channel]) and can be called again and again on the same
+// sockets: each server's challenge and the network's round-trip time carry
+// over from one run to the next, so that a poller asking 10,000 servers
+// every 30 seconds asks each one's sections at once. Both hand each
+// [Result] to a callback as soon as it is complete. A few UDP sockets
+// serve every query; replies are demultiplexed by their source address, so
 // the number of sockets does not grow with the number of servers.
 //
 // Flow control, from the outside in:
 //   - Concurrency bounds the number of targets in flight;
-//   - Rate paces the datagrams sent, across all sockets (a token bucket);
+//   - Rate paces the datagrams sent, across all sockets (a token bucket).
+//     Datagrams that must wait are served in order of priority: the
+//     requests of servers that have answered, then the first requests of
+//     new servers, then the resends to servers that have not answered, so
+//     that the dead entries of a list (master lists have many) do not
+//     starve the live ones;
 //   - at most MaxPerIP servers of one IP address in flight, and with
 //     HostInterval set, one request at a time per server, HostInterval
 //     apart: real servers drop bursts from one source address (Source's
 //     sv_max_queries_sec);
 //   - an unanswered request is sent again after an adaptive timeout (a
-//     smoothed round-trip estimate, as TCP's), 1.5 times longer on each retry,
-//     capped by Timeout, at most Retries times.
+//     smoothed round-trip estimate, as TCP's), 1.5 times longer on each
+//     retry, capped by Timeout, at most Retries times, and a server takes
+//     at most Deadline from its first request, whatever the retries.
 //
-// The A2S conversation follows specs/valve-server-queries.txt. The first
-// section asked for (A2S_INFO, A2S_PLAYER or A2S_RULES) goes out alone and
-// earns the server's S2C_CHALLENGE; then the sections left are asked all at
-// once with that challenge (one at a time with HostInterval), each with its
-// own retries. A server that sends a new challenge is asked again for the
-// sections it has not answered; one that answers A2S_PLAYER or A2S_RULES
-// without a challenge gets the rest without one. Split replies are
-// reassembled (a2s.Reassembler), several at once.
+// With the defaults a silent server ends within Deadline (5 s); on Linux a
+// closed port ends after one datagram, when the kernel reports the ICMP
+// port unreachable it earned (StatusUnreachable). Hosts limit the ICMP
+// errors they send (Linux: net.ipv4.icmp_msgs_per_sec, 1000 a second by
+// default, for the whole host), so in a fast scan of many closed ports
+// some look silent, and end at their Deadline.
+//
+// # A2S
+//
+// Each server's A2S conversation is an [a2s.Conversation], the state
+// machine a2s.Client runs too: the first section asked for (A2S_INFO,
+// A2S_PLAYER or A2S_RULES) goes out alone and earns the server's
+// S2C_CHALLENGE; then the sections left are asked all at once with that
+// challenge (one at a time with HostInterval), each with its own retries.
+// Split replies are reassembled, several at once. The conversation is
+// described in the a2s package; nothing in this package reads an A2S
+// reply.
+//
+// # Cancellation
+//
+// When the context of a scan is canceled, the scan stops taking targets
+// and ends every target in flight, or waiting for its turn, with a result
+// of StatusCanceled: every target taken gets exactly one result, and the
+// Summary's counts add up to Targets.
 package scan

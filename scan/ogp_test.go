@@ -7,12 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsq-project/gsq/internal/sim"
 	"github.com/gsq-project/gsq/ogp"
 	"github.com/gsq-project/gsq/ogp/ogptest"
-	"github.com/gsq-project/gsq/sim"
 )
 
 func TestScanOGP(t *testing.T) {
+	t.Parallel()
 	var list strings.Builder
 	want := map[string]Status{}
 	for _, name := range []string{"v0.91", "split-out-of-order", "challenge-churn", "banned"} {
@@ -65,10 +66,13 @@ func TestScanOGP(t *testing.T) {
 }
 
 func TestScanOGPFleet(t *testing.T) {
+	t.Parallel()
 	// A fleet answers OGP on its A2S ports: every server comes back with
 	// its own content, all of them queried at once.
 	f := startFleet(t, sim.FleetConfig{N: 300, Challenge: true})
-	s := &Scanner{Protocol: OGP{}, Concurrency: 300}
+	// Patient: under the race detector on a busy machine, an answer may
+	// take seconds.
+	s := &Scanner{Protocol: OGP{}, Concurrency: 300, Timeout: 5 * time.Second, Deadline: -1}
 	got, sum := collect(t, s, strings.NewReader(fleetTargets(f)))
 	if sum.Answered != f.Len() {
 		t.Errorf("summary %+v, want all %d answered", sum, f.Len())
@@ -82,5 +86,16 @@ func TestScanOGPFleet(t *testing.T) {
 		if a := r.OGP.Answer; string(a.Info.HostName) != want.Name || len(a.Rules) != len(want.Rules) {
 			t.Errorf("server %d: %q with %d rules, want %q with %d", i, a.Info.HostName, len(a.Rules), want.Name, len(want.Rules))
 		}
+	}
+}
+
+func TestScanOGPCounts(t *testing.T) {
+	t.Parallel()
+	// The summary counts the datagrams OGP queries sent, resends included.
+	list := silentTargets(t, 2)
+	s := &Scanner{Protocol: OGP{}, Timeout: 20 * time.Millisecond, Retries: 2}
+	_, sum := collect(t, s, strings.NewReader(list))
+	if sum.TimedOut != 2 || sum.Sent != 6 || sum.Resent != 4 {
+		t.Errorf("summary %+v, want 2 timed out, 6 sent, 4 resent", sum)
 	}
 }

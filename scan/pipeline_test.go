@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,7 +24,6 @@ type scriptServer struct {
 	addr netip.AddrPort
 	mu   sync.Mutex
 	log  []a2s.Request
-	at   []time.Time
 }
 
 func startScript(t *testing.T, handle func(n int, req a2s.Request) [][]byte) *scriptServer {
@@ -53,7 +54,6 @@ func startScript(t *testing.T, handle func(n int, req a2s.Request) [][]byte) *sc
 			s.mu.Lock()
 			i := len(s.log)
 			s.log = append(s.log, req)
-			s.at = append(s.at, time.Now())
 			s.mu.Unlock()
 			for _, d := range handle(i, req) {
 				if _, err := c.WriteToUDPAddrPort(d, from); err != nil {
@@ -194,6 +194,7 @@ func checkTraffic(t *testing.T, srv *scriptServer, sum Summary, want string, res
 var patient = Scanner{Timeout: 20 * time.Second, MinTimeout: 20 * time.Second, Retries: -1}
 
 func TestScanAsksSectionsTogether(t *testing.T) {
+	t.Parallel()
 	// The server holds its answers back until it has all three requests
 	// made with the challenge: a client asking one section at a time would
 	// wait forever.
@@ -217,6 +218,7 @@ func TestScanAsksSectionsTogether(t *testing.T) {
 }
 
 func TestScanRechallengeMidway(t *testing.T) {
+	t.Parallel()
 	// The server answers INFO with the first challenge, then changes its
 	// challenge: PLAYER and RULES are asked again with the new one, INFO
 	// is not.
@@ -238,6 +240,7 @@ func TestScanRechallengeMidway(t *testing.T) {
 }
 
 func TestScanTooManyChallenges(t *testing.T) {
+	t.Parallel()
 	// Every A2S_PLAYER earns a new challenge, and INFO with a challenge is
 	// never answered: the sections in the air fail after MaxChallenges
 	// challenges without an answer.
@@ -260,6 +263,7 @@ func TestScanTooManyChallenges(t *testing.T) {
 }
 
 func TestScanResendsOnlyTheLostSection(t *testing.T) {
+	t.Parallel()
 	// The first PLAYER answer is lost: PLAYER alone is asked again.
 	var once sync.Once
 	handle := challenged(t, 0x77)
@@ -274,13 +278,16 @@ func TestScanResendsOnlyTheLostSection(t *testing.T) {
 		}
 		return out
 	})
-	s := &Scanner{Retries: 2, MinTimeout: 30 * time.Millisecond, Timeout: 100 * time.Millisecond}
+	// Timeouts long enough that only the lost answer times out, even on a
+	// slow machine.
+	s := &Scanner{Retries: 2, MinTimeout: 200 * time.Millisecond, Timeout: 300 * time.Millisecond}
 	r, sum := scanOne(t, s, srv.addr)
 	checkAnswered(t, r)
 	checkTraffic(t, srv, sum, "T- T77 U77 V77 U77", 1)
 }
 
 func TestScanRetriesPerSection(t *testing.T) {
+	t.Parallel()
 	// RULES is never answered: it alone uses up its retries and fails with
 	// a timeout; the other sections stand.
 	handle := challenged(t, 9)
@@ -290,7 +297,7 @@ func TestScanRetriesPerSection(t *testing.T) {
 		}
 		return handle(n, req)
 	})
-	s := &Scanner{Retries: 2, MinTimeout: 10 * time.Millisecond, Timeout: 30 * time.Millisecond}
+	s := &Scanner{Retries: 2, MinTimeout: 100 * time.Millisecond, Timeout: 150 * time.Millisecond}
 	r, sum := scanOne(t, s, srv.addr)
 	a := r.A2S
 	if r.Status != StatusPartial || a.Info == nil || a.Players == nil || !errors.Is(a.RulesErr, a2s.ErrTimeout) {
@@ -300,6 +307,7 @@ func TestScanRetriesPerSection(t *testing.T) {
 }
 
 func TestScanSplitRepliesInterleaved(t *testing.T) {
+	t.Parallel()
 	// PLAYER and RULES both come split, their fragments shuffled together
 	// and one of them duplicated.
 	var parked [][]byte
@@ -329,9 +337,11 @@ func TestScanSplitRepliesInterleaved(t *testing.T) {
 }
 
 func TestScanGarbage(t *testing.T) {
-	// An unreadable datagram cannot be told apart while several sections
-	// wait: it is ignored. While one section waits, it fails that one.
-	t.Run("several waiting", func(t *testing.T) {
+	t.Parallel()
+	// A datagram that is not A2S may be a stray: it ends nothing at once.
+	// A section that then gets no answer reports the server as one that
+	// answered, but not with A2S, rather than as silent.
+	t.Run("then answers", func(t *testing.T) {
 		handle := challenged(t, 3)
 		srv := startScript(t, func(n int, req a2s.Request) [][]byte {
 			out := handle(n, req)
@@ -343,24 +353,24 @@ func TestScanGarbage(t *testing.T) {
 		r, _ := scanOne(t, &patient, srv.addr)
 		checkAnswered(t, r)
 	})
-	t.Run("one waiting", func(t *testing.T) {
+	t.Run("garbage only", func(t *testing.T) {
 		srv := startScript(t, func(_ int, req a2s.Request) [][]byte {
 			if !req.HasChallenge {
 				return [][]byte{a2s.AppendChallenge(nil, 3)}
 			}
 			return [][]byte{[]byte("\xFF\xFF\xFF")}
 		})
-		s := patient
-		s.Protocol = A2S{Info: true}
-		r, _ := scanOne(t, &s, srv.addr)
+		s := &Scanner{Protocol: A2S{Info: true}, Timeout: 30 * time.Millisecond, MinTimeout: 30 * time.Millisecond, Retries: -1}
+		r, _ := scanOne(t, s, srv.addr)
 		var pe *a2s.ParseError
-		if r.Status != StatusFailed || !errors.As(r.A2S.InfoErr, &pe) {
-			t.Fatalf("status %v, info error %v", r.Status, r.A2S.InfoErr)
+		if err := r.A2S.InfoErr; r.Status != StatusFailed || !errors.Is(err, a2s.ErrNotA2S) || errors.Is(err, a2s.ErrTimeout) || !errors.As(err, &pe) {
+			t.Fatalf("status %v, info error %v", r.Status, err)
 		}
 	})
 }
 
 func TestScanProfiles(t *testing.T) {
+	t.Parallel()
 	// The quirks of real servers, played by a2stest, with what each
 	// server must have seen.
 	for _, tc := range []struct {
@@ -375,9 +385,9 @@ func TestScanProfiles(t *testing.T) {
 		{"rust", 4},
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
-			p, ok := a2stest.ProfileByName(tc.profile)
-			if !ok {
-				t.Fatalf("no profile %q", tc.profile)
+			p, err := a2stest.LookupProfile(tc.profile)
+			if err != nil {
+				t.Fatal(err)
 			}
 			srv := a2stest.NewServer(p)
 			t.Cleanup(srv.Close)
@@ -399,9 +409,10 @@ func TestScanProfiles(t *testing.T) {
 }
 
 func TestScanBanned(t *testing.T) {
+	t.Parallel()
 	// A server that refuses the client with an 'l' reply fails every
 	// section at once with its message, and is never asked again.
-	p, _ := a2stest.ProfileByName("banned")
+	p, _ := a2stest.LookupProfile("banned")
 	srv := a2stest.NewServer(p)
 	t.Cleanup(srv.Close)
 	r, _ := scanOne(t, &patient, srv.Addr())
@@ -421,56 +432,114 @@ func TestScanBanned(t *testing.T) {
 }
 
 func TestScanHostIntervalOneAtATime(t *testing.T) {
-	// With HostInterval, a server gets one request at a time, spaced.
+	t.Parallel()
+	// With HostInterval, a server gets one request at a time, spaced: each
+	// goes out at least HostInterval after the previous one left.
 	srv := startScript(t, challenged(t, 0x42))
 	const gap = 40 * time.Millisecond
+	var sends sendTimes
 	s := patient
 	s.HostInterval = gap
+	s.Debug = sends.hook
 	r, sum := scanOne(t, &s, srv.addr)
 	checkAnswered(t, r)
 	checkTraffic(t, srv, sum, "T- T42 U42 V42", 0)
-	srv.mu.Lock()
-	defer srv.mu.Unlock()
-	for i := 1; i < len(srv.at); i++ {
-		if d := srv.at[i].Sub(srv.at[i-1]); d < gap*4/5 {
-			t.Errorf("requests %d and %d %v apart, HostInterval %v", i-1, i, d, gap)
+	sends.check(t, gap)
+}
+
+// sendTimes records when a scan sent each request, per server, from its
+// Debug hook.
+type sendTimes struct {
+	mu sync.Mutex
+	at map[netip.AddrPort][]time.Time
+}
+
+func (s *sendTimes) hook(dir string, addr netip.AddrPort, _ []byte) {
+	if dir != "send" {
+		return
+	}
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.at == nil {
+		s.at = map[netip.AddrPort][]time.Time{}
+	}
+	s.at[addr] = append(s.at[addr], now)
+}
+
+// check fails t unless the requests to each server went out gap apart or
+// more.
+func (s *sendTimes) check(t *testing.T, gap time.Duration) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for addr, at := range s.at {
+		for i := 1; i < len(at); i++ {
+			if d := at[i].Sub(at[i-1]); d < gap {
+				t.Errorf("%s: requests %d and %d %v apart, HostInterval %v", addr, i-1, i, d, gap)
+			}
 		}
 	}
 }
 
 func TestScanContextDuringPipeline(t *testing.T) {
-	// Canceling while sections wait returns promptly, emitting nothing.
+	t.Parallel()
+	// Canceling while sections wait returns promptly, with the target's
+	// canceled result.
+	var once sync.Once
+	asked := make(chan struct{})
 	srv := startScript(t, func(_ int, req a2s.Request) [][]byte {
 		if !req.HasChallenge {
 			return [][]byte{a2s.AppendChallenge(nil, 1)}
 		}
+		once.Do(func() { close(asked) })
 		return nil
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	emitted := 0
-	_, err := patient.Scan(ctx, strings.NewReader(srv.addr.String()), func(*Result) { emitted++ })
-	if !errors.Is(err, context.DeadlineExceeded) || emitted != 0 {
-		t.Errorf("err %v, %d emitted", err, emitted)
+	go func() {
+		<-asked
+		cancel()
+	}()
+	var results []*Result
+	sum, err := patient.Scan(ctx, strings.NewReader(srv.addr.String()), func(r *Result) { results = append(results, r) })
+	if !errors.Is(err, context.Canceled) || len(results) != 1 || sum.Canceled != 1 {
+		t.Fatalf("err %v, %d results, %+v", err, len(results), sum)
+	}
+	if a := results[0].A2S; results[0].Status != StatusCanceled || !errors.Is(a.RulesErr, context.Canceled) {
+		t.Errorf("status %v, %+v", results[0].Status, a)
 	}
 }
 
 func TestScanWaitsForEmit(t *testing.T) {
+	// Not parallel: it sets testHookWait.
+	//
 	// Bad lines are done at once. While emit is stuck, the scan stops
 	// reading targets once maxUnemitted results wait, although it has
-	// slots to spare.
+	// slots to spare: it never reads more than that ahead of what it
+	// emitted, the targets taken ahead of the dispatcher and what the line
+	// reader buffers (16 KB).
 	const n = 500
 	src := &lineSource{addrs: []string{"bad:0 # " + strings.Repeat("x", 900)}, n: n}
 	lineLen := int64(len(src.addrs[0]) + 1)
+	var emitted atomic.Int64
+	limit := (maxUnemitted + 2 + feedBuffer + 1 + 16<<10/lineLen + 1) * lineLen
+	src.check = func(read int64) {
+		if ahead := read - emitted.Load()*lineLen; ahead > limit {
+			t.Errorf("%d bytes read ahead of the results, limit %d", ahead, limit)
+		}
+	}
+	waiting := make(chan struct{})
+	var once sync.Once
+	testHookWait = func() { once.Do(func() { close(waiting) }) }
+	defer func() { testHookWait = nil }()
 	release := make(chan struct{})
 	done := make(chan Summary, 1)
 	go func() {
-		first := true
 		s := &Scanner{Concurrency: 10 * n}
 		sum, err := s.Scan(context.Background(), src, func(*Result) {
-			if first {
-				first = false
-				<-release
+			if emitted.Add(1) == 1 {
+				<-release // stuck until the dispatcher waits
 			}
 		})
 		if err != nil {
@@ -478,16 +547,10 @@ func TestScanWaitsForEmit(t *testing.T) {
 		}
 		done <- sum
 	}()
-	// Wait until the reading stops (or the bound runs out).
-	last := int64(-1)
-	for i := 0; i < 100 && src.read.Load() != last; i++ {
-		last = src.read.Load()
-		time.Sleep(20 * time.Millisecond)
-	}
-	// The stuck result, maxUnemitted waiting and one more, plus what the
-	// line reader buffers (16 KB).
-	if lines := src.read.Load() / lineLen; lines > maxUnemitted+2+16<<10/lineLen+1 {
-		t.Errorf("%d lines read while emit was stuck", lines)
+	select {
+	case <-waiting:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the dispatcher never waited for the stuck emitter")
 	}
 	close(release)
 	if sum := <-done; sum.Targets != n || sum.Failed != n {
@@ -496,27 +559,128 @@ func TestScanWaitsForEmit(t *testing.T) {
 }
 
 func TestSetBehind(t *testing.T) {
-	r := &run{caughtUp: make(chan struct{}, 1)}
+	e := &engine{caughtUp: make(chan struct{})}
 	a, b := &socket{}, &socket{}
-	r.setBehind(a, true)
-	r.setBehind(a, true) // no change
-	r.setBehind(b, true)
-	if got := r.behind.Load(); got != 2 {
+	wake := e.caughtUpChan()
+	e.setBehind(a, true)
+	e.setBehind(a, true) // no change
+	e.setBehind(b, true)
+	if got := e.behind.Load(); got != 2 {
 		t.Fatalf("behind %d, want 2", got)
 	}
-	r.setBehind(a, false)
+	e.setBehind(a, false)
 	select {
-	case <-r.caughtUp:
+	case <-wake:
 		t.Fatal("woken while a socket is still behind")
 	default:
 	}
-	r.setBehind(b, false)
+	e.setBehind(b, false)
 	select {
-	case <-r.caughtUp:
+	case <-wake:
 	default:
 		t.Fatal("not woken once every socket caught up")
 	}
-	if got := r.behind.Load(); got != 0 {
+	if got := e.behind.Load(); got != 0 {
 		t.Errorf("behind %d, want 0", got)
 	}
+}
+
+func TestScanDeadline(t *testing.T) {
+	t.Parallel()
+	// The server answers INFO, never PLAYER or RULES. Only the Deadline
+	// can end the target: each send waits 20 s.
+	srv := startScript(t, func(_ int, req a2s.Request) [][]byte {
+		if req.Type == a2s.TypeInfoRequest {
+			return [][]byte{answer(t, req)}
+		}
+		return nil
+	})
+	s := patient
+	s.Retries = 5
+	s.Deadline = 100 * time.Millisecond
+	r, sum := scanOne(t, &s, srv.addr)
+	a := r.A2S
+	if r.Status != StatusPartial || a.Info == nil || !errors.Is(a.PlayersErr, a2s.ErrTimeout) || !errors.Is(a.RulesErr, a2s.ErrTimeout) {
+		t.Fatalf("status %v, %+v", r.Status, a)
+	}
+	// A server without challenges gets PLAYER alone after INFO, and RULES
+	// would follow PLAYER's answer.
+	checkTraffic(t, srv, sum, "T- U-", 0)
+}
+
+func TestSessionKeepsChallenge(t *testing.T) {
+	t.Parallel()
+	// A poller runs the same server again and again on one Session: after
+	// the first scan, the challenge is known and every section goes at once.
+	srv := startScript(t, challenged(t, 0x51))
+	ss, err := patient.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	targets := []Target{{Addr: srv.addr, Input: "my server", Line: 7}}
+	for i := range 3 {
+		var got []*Result
+		sum, err := ss.Run(testContext(t), slices.Values(targets), func(r *Result) { got = append(got, r) })
+		if err != nil || len(got) != 1 || sum.Targets != 1 {
+			t.Fatalf("run %d: %v, %d results, %+v", i, err, len(got), sum)
+		}
+		checkAnswered(t, got[0])
+		if tg := got[0].Target; tg.Input != "my server" || tg.Line != 7 || got[0].Addr != srv.addr {
+			t.Errorf("run %d: target %+v, addr %v", i, tg, got[0].Addr)
+		}
+	}
+	checkTraffic(t, srv, Summary{Sent: 10}, "T- T51 U51 V51 T51 U51 V51 T51 U51 V51", 0)
+}
+
+func TestSessionTargetsFromChannel(t *testing.T) {
+	t.Parallel()
+	// Targets come from a channel, each with the sections it wants; two
+	// runs share the session at once.
+	srv := startScript(t, challenged(t, 0x99))
+	other := startScript(t, challenged(t, 0x98))
+	ss, err := patient.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	ctx := testContext(t)
+	runs := make(chan []*Result, 2)
+	for _, tg := range []Target{
+		{Addr: srv.addr, Sections: a2s.SectionRules},
+		{Addr: other.addr, Sections: a2s.SectionInfo | a2s.SectionPlayers},
+	} {
+		ch := make(chan Target)
+		go func() {
+			ch <- tg
+			close(ch)
+		}()
+		go func() {
+			var got []*Result
+			_, err := ss.Run(ctx, Channel(ctx, ch), func(r *Result) { got = append(got, r) })
+			if err != nil {
+				t.Error(err)
+			}
+			runs <- got
+		}()
+	}
+	for range 2 {
+		got := <-runs
+		if len(got) != 1 || got[0].Status != StatusAnswered {
+			t.Fatalf("results %+v", got)
+		}
+		a := got[0].A2S
+		switch got[0].Addr {
+		case srv.addr:
+			if a.Info != nil || a.Players != nil || a.Rules == nil {
+				t.Errorf("asked for rules, got %+v", a)
+			}
+		case other.addr:
+			if a.Info == nil || a.Players == nil || a.Rules != nil {
+				t.Errorf("asked for info and players, got %+v", a)
+			}
+		}
+	}
+	checkTraffic(t, srv, Summary{Sent: 2}, "V- V99", 0)
+	checkTraffic(t, other, Summary{Sent: 3}, "T- T98 U98", 0)
 }

@@ -10,6 +10,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/gsq-project/gsq/a2s"
 )
 
 // MaxLineLength bounds one line of a target list; longer lines are
@@ -19,15 +21,26 @@ const MaxLineLength = 1024
 // ErrBadTarget means a line of the target list is not HOST[:PORT].
 var ErrBadTarget = errors.New("scan: bad target")
 
-// Target is one server of a target list, as read.
+// Target is one server to query: read from a list by [TargetReader], or
+// made by a program that holds addresses (set Addr, and Input to say
+// where it came from). It comes back in its [Result] as given.
 type Target struct {
-	Line int    // 1-based line number in the list
+	// Input is the target as the user wrote it: the list's line without
+	// its comment, or whatever the caller puts there.
+	Input string
+	// Line is the 1-based line number in the list, or any number the
+	// caller likes.
+	Line int
 	Host string // the host as written: an IP address or a name to resolve
 	Port uint16
-	// Addr is the address, when Host is an IP literal; names are resolved
-	// lazily, when the target's turn comes.
+	// Addr is the address to query. A target read from a list has it when
+	// Host is an IP literal; names are resolved lazily, when the target's
+	// turn comes.
 	Addr netip.AddrPort
 	Err  error // the line could not be parsed (wraps ErrBadTarget)
+	// Sections, when not zero, is what to ask this server over A2S instead
+	// of what the Scanner's A2S protocol says.
+	Sections a2s.Sections
 }
 
 // String is HOST:PORT, with brackets around an IPv6 host.
@@ -73,6 +86,9 @@ func (tr *TargetReader) Next() (Target, error) {
 		if i := bytes.IndexByte(line, '#'); i == 0 || i > 0 && (line[i-1] == ' ' || line[i-1] == '\t') {
 			line = line[:i]
 		}
+		if tr.line == 1 {
+			line = bytes.TrimPrefix(line, []byte("\uFEFF")) // a byte-order mark
+		}
 		s := strings.TrimSpace(string(line))
 		if s == "" {
 			continue
@@ -114,7 +130,7 @@ func (tr *TargetReader) readLine() (line []byte, tooLong bool, err error) {
 // brackets when they carry a port ("[::1]:27015"); a bare IPv6 address
 // uses defaultPort.
 func ParseTarget(line int, s string, defaultPort uint16) Target {
-	t := Target{Line: line, Host: s}
+	t := Target{Input: s, Line: line, Host: s}
 	bad := func(format string, args ...any) Target {
 		t.Err = fmt.Errorf("%w: line %d: %s", ErrBadTarget, line, fmt.Sprintf(format, args...))
 		return t

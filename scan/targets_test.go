@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseTarget(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want string // Target.String(), or "" for an error
@@ -47,6 +48,7 @@ func TestParseTarget(t *testing.T) {
 }
 
 func TestTargetReader(t *testing.T) {
+	t.Parallel()
 	in := "# servers\n\n  127.0.0.1:1  \r\n127.0.0.1:2 # trailing comment\nbad:target:x\n" +
 		strings.Repeat("x", MaxLineLength+10) + "\nexample.com#not-a-comment\n127.0.0.1:3"
 	tr := NewTargetReader(strings.NewReader(in), 27015)

@@ -16,6 +16,8 @@ import (
 // handler needs to be checked against (the store's own tests check the
 // rollups).
 type memStore struct {
+	store.Store // the methods the handler does not call: nil, they panic
+
 	mu       sync.Mutex
 	servers  map[string]store.Server
 	samples  map[string][]store.Sample // by server, oldest first

@@ -1,14 +1,15 @@
 package web
 
 import (
-	"encoding/json"
+	"bytes"
 	"math"
 	"slices"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
+	"github.com/gsq-project/gsq/internal/jsonenc"
 	"github.com/gsq-project/gsq/monitor"
+	"github.com/gsq-project/gsq/result"
 )
 
 // appendServer appends a server's state as the API shows it:
@@ -23,8 +24,8 @@ import (
 // set and the monitor has the list.
 //
 // It is written by hand because the server list encodes thousands of
-// these per request; the summary, whose fields belong to package result,
-// goes through encoding/json so that a field added there shows here too.
+// these per request; the summary is package result's own encoding, so
+// that it reads the same here as in `gsq query --json`.
 func appendServer(b []byte, s *monitor.ServerState, withPlayers bool) []byte {
 	b = append(b, `{"name":`...)
 	b = appendString(b, s.Name)
@@ -65,11 +66,7 @@ func appendServer(b []byte, s *monitor.ServerState, withPlayers bool) []byte {
 		b = append(b, "null"...)
 	}
 	b = append(b, `,"summary":`...)
-	sum, err := json.Marshal(s.Summary)
-	if err != nil {
-		sum = []byte("{}")
-	}
-	b = append(b, sum...)
+	b = appendSummary(b, &s.Summary)
 	if s.LastError != nil {
 		b = append(b, `,"last_error":{"kind":`...)
 		b = appendString(b, string(s.LastError.Kind))
@@ -139,60 +136,29 @@ func appendMillis(b []byte, d time.Duration) []byte {
 	return strconv.AppendFloat(b, math.Round(float64(d)/1e4)/100, 'f', -1, 64)
 }
 
-const hexDigits = "0123456789abcdef"
+// appendString appends s as a JSON string, safe inside HTML too.
+func appendString(b []byte, s string) []byte { return jsonenc.AppendString(b, s, true) }
 
-// appendString appends s as a JSON string the way encoding/json does:
-// quotes, backslashes and control characters escaped, <, > and & as
-// \u escapes (so that the JSON is safe inside HTML too), U+2028 and
-// U+2029 escaped, and each byte of invalid UTF-8 as U+FFFD.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
+// appendSummary appends a summary as package result encodes it, with <, >
+// and & escaped as encoding/json escapes them by default. In JSON those
+// characters can only occur inside strings, where the \u escapes mean the
+// same, so the rewrite keeps the JSON valid and makes it safe inside HTML.
+func appendSummary(b []byte, s *result.Summary) []byte {
+	start := len(b)
+	b = s.AppendJSON(b)
+	if !bytes.ContainsAny(b[start:], "<>&") {
+		return b
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	raw := string(b[start:])
+	b = b[:start]
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; c {
+		case '<', '>', '&':
+			b = append(b, `\u00`...)
+			b = append(b, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xF])
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
 }

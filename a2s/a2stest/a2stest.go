@@ -1,24 +1,22 @@
 // Package a2stest runs fake A2S game servers on loopback for tests, in the
 // manner of net/http/httptest. Each [Profile] plays a kind of real server,
-// quirks included (the protocol is specs/valve-server-queries.txt, the
-// quirks notes/a2s-field-notes.md): a modern Source server with
-// challenges, a legacy one without, GoldSource dual replies, out-of-order
-// and bzip2-compressed splits, oversized unsplit datagrams, Rust's player
-// counts, The Ship, and a lossy network.
+// quirks included, as the Valve Developer Community's "Server queries"
+// page and the servers in the field describe them: a modern Source server
+// with challenges, a legacy one without, GoldSource double replies,
+// out-of-order and bzip2-compressed splits, oversized unsplit datagrams,
+// Rust's player counts, The Ship, DayZ, a ban, and a lossy network.
 //
-// A Profile is applied in three pieces, so that it also works with content
-// of your own (gsq serve --profile NAME does this):
+// [NewServer] starts a profile's server on 127.0.0.1 with a random port.
+// The pieces also work without its socket and with content of your own
+// (gsq serve --profile NAME does this):
 //
-//   - [Profile.Wrap] wraps any [a2s.Handler]: it reframes the replies the
-//     handler writes (split order, compression, no split at all) and adds
-//     the GoldSource 'm' reply before 'I';
-//   - [Profile.NewA2SServer] returns an [a2s.Server] set up for the profile
-//     (challenges, split size and format, rate limit) around Wrap(h), with
-//     the profile's own content when h is nil;
+//   - [Profile.NewResponder] returns the profile's server as a datagram
+//     handler: an [a2s.Server] set up for the profile (challenges, split
+//     size and format, rate limit) around any [a2s.Handler], with the
+//     quirks that reframe its replies (split order, compression, no split
+//     at all, the GoldSource 'm' reply before 'I') or refuse the client;
 //   - [Profile.WrapWriter] wraps the socket writer to drop, duplicate and
 //     reorder datagrams (the lossy knobs), deterministically from Seed.
-//
-// [NewServer] puts the three together on 127.0.0.1 with a random port.
 package a2stest
 
 import (
@@ -29,6 +27,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/internal/lossy"
 )
 
 // Server is a fake A2S server listening on 127.0.0.1.
@@ -36,9 +35,10 @@ type Server struct {
 	// Profile is the profile the server plays.
 	Profile Profile
 
-	srv      *a2s.Server
+	r        *Responder
 	content  *a2s.StaticHandler
 	conn     *net.UDPConn
+	lossy    *lossy.Writer // nil without lossy knobs
 	addr     netip.AddrPort
 	done     chan struct{}
 	received atomic.Int64
@@ -59,13 +59,18 @@ func NewServer(p Profile) *Server {
 	}
 	s := &Server{
 		Profile: p,
-		srv:     p.NewA2SServer(content),
+		r:       p.NewResponder(content),
 		content: content,
 		conn:    conn,
 		addr:    conn.LocalAddr().(*net.UDPAddr).AddrPort(),
 		done:    make(chan struct{}),
 	}
-	go s.serve(p.WrapWriter(conn))
+	var w a2s.PacketWriter = conn
+	if c := p.lossy(); c.Enabled() {
+		s.lossy = lossy.New(conn, c)
+		w = s.lossy
+	}
+	go s.serve(w)
 	return s
 }
 
@@ -78,7 +83,7 @@ func (s *Server) serve(w a2s.PacketWriter) {
 			return // closed
 		}
 		s.received.Add(1)
-		s.srv.HandlePacket(w, from, buf[:n])
+		s.r.HandlePacket(w, from, buf[:n])
 	}
 }
 
@@ -88,15 +93,27 @@ func (s *Server) Addr() netip.AddrPort { return s.addr }
 // Received counts the datagrams the server has read.
 func (s *Server) Received() int64 { return s.received.Load() }
 
+// Dropped counts the reply datagrams the profile's Loss knob dropped.
+func (s *Server) Dropped() int64 {
+	if s.lossy == nil {
+		return 0
+	}
+	return s.lossy.Dropped()
+}
+
 // Set replaces the content the server answers with (nil sections are not
 // answered).
 func (s *Server) Set(info *a2s.Info, players *a2s.Players, rules *a2s.Rules) error {
 	return s.content.Set(info, players, rules)
 }
 
-// Close stops the server and waits for its loop to end.
+// Close stops the server and waits for its loop to end. A datagram the
+// lossy knobs held back is not sent.
 func (s *Server) Close() {
 	s.close.Do(func() {
+		if s.lossy != nil {
+			s.lossy.Stop()
+		}
 		s.conn.Close()
 		<-s.done
 	})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/bohemia"
+	"github.com/gsq-project/gsq/internal/lossy"
 )
 
 // Framing is how a fake server cuts its replies into datagrams.
@@ -50,7 +51,7 @@ func (f Framing) String() string {
 // default. The zero value is a modern Source server with challenges and the
 // default content.
 type Profile struct {
-	// Name is the profile's name (for ProfileByName and gsq serve --profile).
+	// Name is the profile's name (for LookupProfile and gsq serve --profile).
 	Name string
 	// Description says which real servers it plays.
 	Description string
@@ -67,8 +68,13 @@ type Profile struct {
 	// GoldSourceDual answers INFO with an obsolete GoldSource 'm' reply and
 	// then the Source 'I' one, as GoldSource servers with dproto/ReUnion do.
 	GoldSourceDual bool
-	// Banned, if set, answers every query with an 'l' reply carrying this
-	// text, as GoldSource non-Steam servers answer an address they ban.
+	// Banned, if set, answers every INFO, PLAYER and RULES query at once,
+	// without a challenge, with an 'l' reply carrying this text, as
+	// GoldSource servers answer an address they ban. The reply is never
+	// more than three times the request nor 32 bytes longer (the limit on
+	// unproven replies of docs/conventions.md): a longer text is cut, so a
+	// 25-byte INFO query gets up to 51 bytes of it and a 9-byte PLAYER
+	// query 21.
 	Banned a2s.Text
 
 	// Loss, Duplicate and Reorder are the probabilities (0..1) that a sent
@@ -94,7 +100,7 @@ func Profiles() []Profile {
 		},
 		{
 			Name:        "legacy",
-			Description: "pre-2020 Source server: no challenge, no EDF, small rules",
+			Description: "pre-2020 Source server: no challenge (so no amplification protection), no EDF, small rules",
 			NoChallenge: true,
 			Info:        legacyInfo(),
 			Rules:       makeRules(8, 8),
@@ -147,7 +153,7 @@ func Profiles() []Profile {
 		},
 		{
 			Name:        "banned",
-			Description: "GoldSource non-Steam server that refuses the client: every query answered with an 'l' reply",
+			Description: "GoldSource server that bans the client: every query answered at once, without a challenge, with an 'l' reply (cut to at most 3 times the query's size)",
 			NoChallenge: true,
 			Banned:      a2s.Text("You have been banned from this server."),
 		},
@@ -163,14 +169,15 @@ func Profiles() []Profile {
 	}
 }
 
-// ProfileByName returns the built-in profile called name.
-func ProfileByName(name string) (Profile, bool) {
+// LookupProfile returns the built-in profile called name. The error
+// lists the known names.
+func LookupProfile(name string) (Profile, error) {
 	for _, p := range Profiles() {
 		if p.Name == name {
-			return p, true
+			return p, nil
 		}
 	}
-	return Profile{}, false
+	return Profile{}, fmt.Errorf("a2stest: unknown profile %q (known: %s)", name, strings.Join(ProfileNames(), ", "))
 }
 
 // ProfileNames lists the built-in profiles' names.
@@ -197,25 +204,9 @@ func (p Profile) handler() (*a2s.StaticHandler, error) {
 	return a2s.NewStaticHandler(info, players, rules)
 }
 
-// NewA2SServer returns an a2s.Server set up for p (challenges, split size
-// and format, rate limit) that answers with p.Wrap(h); a nil h answers
-// with p's content. It panics if that content does not encode. Serve it
-// or feed it with HandlePacket, through p.WrapWriter for the lossy knobs.
-func (p Profile) NewA2SServer(h a2s.Handler) *a2s.Server {
-	if h == nil {
-		sh, err := p.handler()
-		if err != nil {
-			panic(fmt.Sprintf("a2stest: profile %q: %v", p.Name, err))
-		}
-		h = sh
-	}
-	return &a2s.Server{
-		Handler:     p.Wrap(h),
-		NoChallenge: p.NoChallenge,
-		RateLimit:   p.RateLimit,
-		SplitSize:   p.SplitSize,
-		GoldSource:  p.Framing == FramingGoldSource,
-	}
+// lossy is p's lossy knobs as a fault injector's configuration.
+func (p Profile) lossy() lossy.Config {
+	return lossy.Config{Loss: p.Loss, Duplicate: p.Duplicate, Reorder: p.Reorder, Seed: p.Seed}
 }
 
 // DefaultInfo is the INFO of the modern profile: a CS:S-like server with

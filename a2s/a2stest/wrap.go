@@ -2,16 +2,15 @@ package a2stest
 
 import (
 	"bytes"
-	"encoding/binary"
+	"fmt"
 	"hash/crc32"
-	"math/rand/v2"
 	"net/netip"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/dsnet/compress/bzip2"
 	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/internal/bzip2enc"
+	"github.com/gsq-project/gsq/internal/lossy"
 )
 
 // Source split header sizes: -2, ID, total, number (10 bytes), then the
@@ -20,18 +19,14 @@ const (
 	noSizeHeaderLen = 10
 	sizeFieldLen    = 2
 	defaultSplit    = a2s.DefaultSplitSize
-	reorderDelay    = 20 * time.Millisecond
 )
 
-// Wrap returns h with p's reply quirks: the framing of long replies and,
+// wrap returns h with p's reply quirks: the framing of long replies and,
 // with GoldSourceDual, an 'm' INFO reply made from each 'I' one and sent
-// before it; with Banned, an 'l' reply to every query. With the default
-// framing and neither it returns h.
-func (p Profile) Wrap(h a2s.Handler) a2s.Handler {
-	if p.Framing == FramingSource || p.Framing == FramingGoldSource {
-		if !p.GoldSourceDual && p.Banned == nil {
-			return h
-		}
+// before it. With the default framing and no dual reply it returns h.
+func (p Profile) wrap(h a2s.Handler) a2s.Handler {
+	if (p.Framing == FramingSource || p.Framing == FramingGoldSource) && !p.GoldSourceDual {
+		return h
 	}
 	return &quirkHandler{p: p, h: h}
 }
@@ -41,15 +36,13 @@ type quirkHandler struct {
 	p       Profile
 	h       a2s.Handler
 	splitID atomic.Uint32
+
+	mu             sync.Mutex // guards the last compression, reused while the reply is the same
+	lastPayload    []byte
+	lastCompressed []byte
 }
 
 func (q *quirkHandler) ServeA2S(w a2s.ResponseWriter, r *a2s.Request) {
-	if q.p.Banned != nil {
-		if b, err := a2s.AppendBanned(nil, q.p.Banned); err == nil {
-			_ = w.WriteDatagram(b)
-		}
-		return
-	}
 	q.h.ServeA2S(&quirkWriter{q: q, w: w}, r)
 }
 
@@ -102,7 +95,7 @@ func (qw *quirkWriter) frame(payload []byte) error {
 		if len(payload) <= size+noSizeHeaderLen+sizeFieldLen {
 			return qw.w.WriteDatagram(payload)
 		}
-		frags, err := compressedFragments(qw.q.nextID(), payload, size)
+		frags, err := compressedFragments(qw.q.nextID(), payload, qw.q.compress(payload), size)
 		if err != nil {
 			return err
 		}
@@ -118,6 +111,18 @@ func (qw *quirkWriter) frame(payload []byte) error {
 
 func (q *quirkHandler) nextID() uint32 { return q.splitID.Add(1) & 0x7FFFFFFF }
 
+// compress returns the bzip2 stream of payload. The last one is kept,
+// since a fake server sends the same reply again and again.
+func (q *quirkHandler) compress(payload []byte) []byte {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.lastCompressed == nil || !bytes.Equal(payload, q.lastPayload) {
+		q.lastCompressed = bzip2enc.Compress(nil, payload)
+		q.lastPayload = append(q.lastPayload[:0], payload...)
+	}
+	return q.lastCompressed
+}
+
 // goldSourceReply turns an encoded 'I' reply into the equivalent 'm' one.
 func goldSourceReply(payload []byte) ([]byte, error) {
 	info, err := a2s.ParseInfo(payload)
@@ -131,96 +136,42 @@ func goldSourceReply(payload []byte) ([]byte, error) {
 	return info.AppendBinary(nil)
 }
 
-// compressedFragments compresses payload with bzip2 and cuts it into
-// Source fragments without the Size field; the first carries the
-// decompressed size and CRC32, and the ID has bit 31 set.
-func compressedFragments(id uint32, payload []byte, size int) ([][]byte, error) {
-	var z bytes.Buffer
-	zw, err := bzip2.NewWriter(&z, &bzip2.WriterConfig{Level: bzip2.BestCompression})
-	if err != nil {
-		return nil, err
+// compressedFragments cuts the bzip2 stream z of payload into Source
+// fragments without the Size field, the 2006-era layout. Fragment 0 also
+// carries the decompressed size and CRC32, so it has room for 8 fewer
+// bytes of z than the others.
+func compressedFragments(id uint32, payload, z []byte, size int) ([][]byte, error) {
+	const sizeAndCRC = 8
+	total := (sizeAndCRC + len(z) + size - 1) / size
+	if total > 255 {
+		return nil, fmt.Errorf("a2stest: a %d-byte compressed reply needs %d fragments of %d bytes", len(z), total, size)
 	}
-	if _, err := zw.Write(payload); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	data := binary.LittleEndian.AppendUint32(nil, uint32(len(payload)))
-	data = binary.LittleEndian.AppendUint32(data, crc32.ChecksumIEEE(payload))
-	data = append(data, z.Bytes()...)
-	total := (len(data) + size - 1) / size
+	crc := crc32.ChecksumIEEE(payload)
 	var frags [][]byte
-	for n := range total {
-		chunk := data[n*size : min((n+1)*size, len(data))]
-		f := binary.LittleEndian.AppendUint32(nil, a2s.HeaderSplit)
-		f = binary.LittleEndian.AppendUint32(f, id|0x80000000)
-		f = append(f, byte(total), byte(n))
-		frags = append(frags, append(f, chunk...))
+	for n, start := 0, 0; n < total; n++ {
+		end := min(start+size, len(z))
+		if n == 0 {
+			end = min(size-sizeAndCRC, len(z))
+		}
+		f := a2s.Fragment{ID: id, Total: uint8(total), Number: uint8(n), Compressed: true,
+			DecompressedSize: uint32(len(payload)), CRC: crc,
+			Payload: z[start:end], Format: a2s.SplitSourceNoSize}
+		b, err := f.AppendBinary(nil)
+		if err != nil {
+			return nil, err
+		}
+		frags, start = append(frags, b), end
 	}
 	return frags, nil
 }
 
 // WrapWriter returns w with p's lossy knobs: datagrams are dropped,
-// duplicated or held back and sent after the next one, as decided by a
-// generator seeded with Seed. Without knobs it returns w.
+// duplicated or held back and sent after the next one (or 20 ms later), as
+// decided by a generator seeded with Seed. Without knobs it returns w.
 func (p Profile) WrapWriter(w a2s.PacketWriter) a2s.PacketWriter {
-	if p.Loss <= 0 && p.Duplicate <= 0 && p.Reorder <= 0 {
+	c := p.lossy()
+	if !c.Enabled() {
 		return w
 	}
-	return &lossyWriter{w: w, p: p, rng: rand.New(rand.NewPCG(p.Seed, p.Seed^0x9E3779B97F4A7C15))}
-}
-
-// lossyWriter drops, duplicates and reorders datagrams.
-type lossyWriter struct {
-	w   a2s.PacketWriter
-	p   Profile
-	mu  sync.Mutex
-	rng *rand.Rand
-
-	held   []byte // a datagram held back, sent after the next one
-	heldTo netip.AddrPort
-	timer  *time.Timer
-}
-
-func (l *lossyWriter) WriteToUDPAddrPort(b []byte, to netip.AddrPort) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.rng.Float64() < l.p.Loss {
-		return len(b), nil
-	}
-	copies := 1
-	if l.rng.Float64() < l.p.Duplicate {
-		copies = 2
-	}
-	if l.held == nil && l.rng.Float64() < l.p.Reorder {
-		l.held, l.heldTo = append([]byte(nil), b...), to
-		if l.timer == nil {
-			l.timer = time.AfterFunc(reorderDelay, l.flush)
-		} else {
-			l.timer.Reset(reorderDelay)
-		}
-		return len(b), nil
-	}
-	var err error
-	for range copies {
-		_, err = l.w.WriteToUDPAddrPort(b, to)
-	}
-	l.flushLocked()
-	return len(b), err
-}
-
-func (l *lossyWriter) flush() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.flushLocked()
-}
-
-func (l *lossyWriter) flushLocked() {
-	if l.held == nil {
-		return
-	}
-	_, _ = l.w.WriteToUDPAddrPort(l.held, l.heldTo) // late datagram; errors (closed socket) don't matter
-	l.held = nil
-	l.timer.Stop()
+	return lossy.New(w, c)
 }

@@ -1,7 +1,7 @@
 // Package bohemia decodes what Bohemia Interactive's games put into A2S
-// beyond the Valve spec (shared/specs/valve-server-queries.txt), as the
-// field notes describe them (shared/notes/a2s-field-notes.md §3.3, §3.5
-// and checklist item 7):
+// beyond Valve's protocol (the Valve Developer Community page "Server
+// queries"), as their servers send it and as the Bohemia Interactive
+// Community wiki's page "Arma 3: ServerBrowserProtocol3" describes it:
 //
 //   - DayZ and Arma 3 servers spread a binary Server Browser Protocol
 //     message over their A2S_RULES reply. [Message] collects its chunks
@@ -19,7 +19,8 @@
 // The chunking (rules named by two raw bytes: the chunk's number from 1
 // and the chunk count) and the escaping (0x01 0x01 for 0x01, 0x01 0x02 for
 // 0x00, 0x01 0x03 for 0xFF, so that no value holds a NUL) are shared by
-// every implementation the field notes surveyed. The version 2 layout is
+// the open-source readers we know of (gamedig, GameQ and the Go and
+// Python A2S libraries that read DayZ and Arma 3). The version 2 layout is
 // the one gamedig's DayZ reader understands, and the interop test checks
 // that gamedig reads the mod list [Browser.Append] writes. The body of
 // version 3 (Arma 3) adds difficulty and DLC fields whose layout could not

@@ -7,7 +7,7 @@ import (
 
 // DayZTags are the server facts DayZ packs into the A2S_INFO keywords,
 // such as "battleye,no3rd,external,privHive,shard123,lqs0,etm4.000000,
-// entm8.000000,mod,isDLC,12:34" (field notes §3.3).
+// entm8.000000,mod,isDLC,12:34".
 type DayZTags struct {
 	BattlEye    bool   // "battleye"
 	FirstPerson bool   // "no3rd": third-person view is off
@@ -72,7 +72,7 @@ func ParseDayZTags(keywords string) DayZTags {
 
 // Arma3Tags are the server facts Arma 3 packs into the A2S_INFO keywords,
 // one letter then a value per tag, such as "bt,r210,n150,s7,i2,mf,lf,vt,
-// dt,tcoop,g65545,h1a2b3c4d,f0,c0-52,pw,e0,j0,k0," (field notes §3.3).
+// dt,tcoop,g65545,h1a2b3c4d,f0,c0-52,pw,e0,j0,k0,".
 type Arma3Tags struct {
 	BattlEye         bool   // b
 	RequiredVersion  int    // r: 210 is version 2.10; 0 if not sent

@@ -6,7 +6,8 @@ import (
 )
 
 func TestParseDayZTags(t *testing.T) {
-	// The shape the field notes give (§3.3), with every known tag.
+	t.Parallel()
+	// The shape DayZ servers send, with every known tag.
 	got := ParseDayZTags("battleye,no3rd,external,privHive,shard123,lqs5,etm4.000000,entm8.500000,mod,isDLC,12:34,weird")
 	want := DayZTags{BattlEye: true, FirstPerson: true, External: true, PrivateHive: true, Mods: true, DLC: true,
 		Shard: "123", Queue: 5, DayAcceleration: 4, NightAcceleration: 8.5, Time: "12:34", Other: []string{"weird"}}
@@ -30,7 +31,8 @@ func TestParseDayZTags(t *testing.T) {
 }
 
 func TestParseArma3Tags(t *testing.T) {
-	// The keywords quoted in the field notes (§3.3, GameQ #420).
+	t.Parallel()
+	// Keywords as an Arma 3 server sends them.
 	got := ParseArma3Tags("bt,r182,n0,s7,i3,mf,lf,vt,dt,trpg,g65545,h5A1B2C3D,f0,c-2147483648--2147483648,pw,e15,j0,k0,")
 	want := Arma3Tags{BattlEye: true, RequiredVersion: 182, State: 7, Difficulty: 3, VerifySignatures: true,
 		Dedicated: true, GameType: "rpg", Language: 65545, ContentHash: "5A1B2C3D", Coordinates: "-2147483648--2147483648",

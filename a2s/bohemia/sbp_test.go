@@ -42,6 +42,7 @@ var dayzDecoded = &Browser{
 }
 
 func TestDecodeVector(t *testing.T) {
+	t.Parallel()
 	got, err := Decode(dayzVector)
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +57,7 @@ func TestDecodeVector(t *testing.T) {
 }
 
 func TestDecodeErrors(t *testing.T) {
+	t.Parallel()
 	for n := range len(dayzVector) {
 		_, err := Decode(dayzVector[:n])
 		var de *DecodeError
@@ -79,6 +81,7 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 func TestEscaping(t *testing.T) {
+	t.Parallel()
 	msg := []byte{0x00, 0x01, 0xFF, 'a', 0x01, 0x01, 0x02, 0x03}
 	esc := AppendEscaped(nil, msg)
 	want := []byte{0x01, 0x02, 0x01, 0x01, 0x01, 0x03, 'a', 0x01, 0x01, 0x01, 0x01, 0x02, 0x03}
@@ -99,6 +102,7 @@ func TestEscaping(t *testing.T) {
 }
 
 func TestChunksRoundTrip(t *testing.T) {
+	t.Parallel()
 	escapes := bytes.Repeat([]byte{0x01, 'x', 0x00, 0xFF}, 200)
 	for _, size := range []int{0, 1, ChunkSize - 1, ChunkSize, ChunkSize + 1, 1000} {
 		for name, src := range map[string][]byte{"plain": bytes.Repeat([]byte{'m'}, size), "escapes": escapes[:min(size, len(escapes))]} {
@@ -128,6 +132,7 @@ func TestChunksRoundTrip(t *testing.T) {
 // The message survives the A2S codec: the chunks go out in a real
 // A2S_RULES reply, mixed with text rules, and come back in another order.
 func TestMessageThroughRulesReply(t *testing.T) {
+	t.Parallel()
 	chunks, err := Chunks(dayzVector)
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,8 @@
 # profile served by a2s.Server from epoll loops; challenge on every query, rules
 # reply split in 3 fragments; FLEET_FLAGS=-lean=false uses a2stest servers), then
 # queries every server for INFO, PLAYER and RULES with each client in turn,
-# ROUNDS times alternating: gsq and go-a2s from C goroutines, then
+# ROUNDS times alternating: gsq (three calls, then one Client.Query
+# conversation) and go-a2s from C goroutines, then
 # bench/ceiling (the lean pipelined reference client, with its own defaults),
 # after three unmeasured warm-up passes of the ceiling client.
 # Prints targets/s, the client's CPU seconds and CPU per target (getrusage
@@ -53,7 +54,7 @@ for _ in 1 2 3; do "$tmp/ceiling" -f "$tmp/targets.txt" >/dev/null; done
 
 echo "servers=$N concurrency=$C rounds=$ROUNDS cores=$(nproc) load=$(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq "$ROUNDS"); do
-	for impl in gsq go-a2s ceiling; do
+	for impl in gsq gsq-query go-a2s ceiling; do
 		t0=$(fleet_ticks)
 		if [ "$impl" = ceiling ]; then
 			line="ceiling $("$tmp/ceiling" -f "$tmp/targets.txt")"
@@ -71,8 +72,8 @@ awk -v ref=18500 '
 	  impl = $2; rate[impl] += v["targets/s"]; n[impl]++
 	  cpu[impl] += (impl == "ceiling") ? v["cpu_us_per_target"] : v["cpu/target"] + 0 }
 	END {
-		g = rate["gsq"] / n["gsq"]; a = rate["go-a2s"] / n["go-a2s"]; c = rate["ceiling"] / n["ceiling"]
-		printf "mean targets/s: gsq %.0f, go-a2s %.0f, ceiling %.0f; ratio gsq/go-a2s %.2fx\n", g, a, c, g / a
+		g = rate["gsq"] / n["gsq"]; q = rate["gsq-query"] / n["gsq-query"]; a = rate["go-a2s"] / n["go-a2s"]; c = rate["ceiling"] / n["ceiling"]
+		printf "mean targets/s: gsq %.0f (Client.Query: %.0f), go-a2s %.0f, ceiling %.0f; ratio gsq/go-a2s %.2fx\n", g, q, a, c, g / a
 		printf "gsq share of the ceiling: %.0f%% of %.0f measured in this run, %.0f%% of the issue reference %d\n", 100 * g / c, c, 100 * g / ref, ref
-		printf "mean CPU per target: gsq %.1fus, go-a2s %.1fus, ceiling %.1fus\n", cpu["gsq"] / n["gsq"], cpu["go-a2s"] / n["go-a2s"], cpu["ceiling"] / n["ceiling"]
+		printf "mean CPU per target: gsq %.1fus (Client.Query: %.1fus), go-a2s %.1fus, ceiling %.1fus\n", cpu["gsq"] / n["gsq"], cpu["gsq-query"] / n["gsq-query"], cpu["go-a2s"] / n["go-a2s"], cpu["ceiling"] / n["ceiling"]
 	}' "$tmp/results"

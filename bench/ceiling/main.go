@@ -2,13 +2,13 @@
 // the most targets per second this box can query, measured against the
 // same fleet as gsq scan (see ../scan/scan.sh) or the a2s client bench.
 //
-// It asks every target for INFO, PLAYER and RULES
-// (specs/valve-server-queries.txt) with as little work per datagram as a
-// client can do: UDP sockets (one by default) with one goroutine each making blocking
-// recvmmsg/sendmmsg calls, a per-target state machine that asks for the
-// challenge with the INFO request and then sends INFO, PLAYER and RULES at
-// once with it, and parsing limited to the type byte and a split
-// fragment's number. Target state is allocated once, up front. Lost
+// It asks every target for INFO, PLAYER and RULES (as the Valve
+// Developer Community wiki page "Server queries" describes them) with as
+// little work per datagram as a client can do: UDP sockets (one by
+// default) with one goroutine each making blocking recvmmsg/sendmmsg
+// calls, a per-target state machine that asks for the challenge with the
+// INFO request and then sends INFO, PLAYER and RULES at once with it, and
+// parsing limited to the type byte and a split fragment's number. Target state is allocated once, up front. Lost
 // requests are resent after -timeout, at most -retries times, found by a
 // coarse deadline scan.
 //

@@ -9,7 +9,6 @@ import (
 	"syscall"
 	"unsafe"
 
-	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/a2stest"
 )
 
@@ -17,7 +16,7 @@ import (
 // a2s.Server that answers it.
 type leanSocket struct {
 	fd  int
-	srv *a2s.Server
+	srv *a2stest.Responder
 	sa  syscall.RawSockaddrInet4 // scratch for sendto
 }
 
@@ -64,7 +63,7 @@ func startLean(n int, p a2stest.Profile) ([]netip.AddrPort, error) {
 		for len(socks) <= fd {
 			socks = append(socks, nil)
 		}
-		socks[fd] = &leanSocket{fd: fd, srv: p.NewA2SServer(nil)}
+		socks[fd] = &leanSocket{fd: fd, srv: p.NewResponder(nil)}
 		ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(fd)}
 		if err := syscall.EpollCtl(epfds[i%loops], syscall.EPOLL_CTL_ADD, fd, &ev); err != nil {
 			return nil, err

@@ -31,7 +31,7 @@ func main() {
 	flag.Parse()
 	defer cpuprof.Start(*cpuProfile)()
 
-	p, _ := a2stest.ProfileByName("modern")
+	p, _ := a2stest.LookupProfile("modern")
 	var addrs []netip.AddrPort
 	if *lean {
 		var err error

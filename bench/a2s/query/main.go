@@ -1,11 +1,14 @@
 //go:build unix
 
 // Command query asks every server of a target list for A2S_INFO,
-// A2S_PLAYER and A2S_RULES, with either the gsq client or
-// rumblefrog/go-a2s v1.0.2, from the same number of goroutines, and prints
-// one result line: targets/s, CPU seconds (user+sys of this process, from
-// getrusage) and how many targets answered all three queries. It is the
-// client half of ../side_by_side.sh.
+// A2S_PLAYER and A2S_RULES, with the gsq client (-impl gsq: three calls,
+// one after the other, as a program that wants one section at a time
+// makes them; -impl gsq-query: one Client.Query conversation, which asks
+// the three at once once the challenge is known) or rumblefrog/go-a2s
+// v1.0.2, from the same number of goroutines, and prints one result line:
+// targets/s, CPU seconds (user+sys of this process, from getrusage) and
+// how many targets answered all three queries. It is the client half of
+// ../side_by_side.sh.
 package main
 
 import (
@@ -28,7 +31,7 @@ import (
 )
 
 func main() {
-	impl := flag.String("impl", "gsq", "client: gsq or go-a2s")
+	impl := flag.String("impl", "gsq", "client: gsq, gsq-query or go-a2s")
 	targetsFile := flag.String("targets", "targets.txt", "file with one HOST:PORT per line")
 	workers := flag.Int("c", 256, "concurrent goroutines")
 	timeout := flag.Duration("timeout", 2*time.Second, "per-attempt timeout")
@@ -46,6 +49,10 @@ func main() {
 		c := &a2s.Client{Timeout: *timeout}
 		defer c.Close()
 		query = func(addr netip.AddrPort) error { return queryGSQ(c, addr) }
+	case "gsq-query":
+		c := &a2s.Client{Timeout: *timeout}
+		defer c.Close()
+		query = func(addr netip.AddrPort) error { return queryGSQAll(c, addr) }
 	case "go-a2s":
 		query = func(addr netip.AddrPort) error { return queryGoA2S(addr, *timeout) }
 	default:
@@ -108,6 +115,17 @@ func queryGSQ(c *a2s.Client, addr netip.AddrPort) error {
 		return err
 	}
 	if len(rules.List) == 0 {
+		return fmt.Errorf("no rules")
+	}
+	return nil
+}
+
+func queryGSQAll(c *a2s.Client, addr netip.AddrPort) error {
+	res, err := c.Query(context.Background(), addr, a2s.AllSections)
+	if err != nil {
+		return err
+	}
+	if len(res.Rules.List) == 0 {
 		return fmt.Errorf("no rules")
 	}
 	return nil

@@ -27,7 +27,7 @@ import (
 	"unsafe"
 
 	"github.com/gsq-project/gsq/a2s"
-	"github.com/gsq-project/gsq/sim"
+	"github.com/gsq-project/gsq/internal/sim"
 )
 
 func main() {

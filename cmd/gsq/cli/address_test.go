@@ -1,54 +1,94 @@
 package cli
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+)
 
-func TestSplitHostPort(t *testing.T) {
+func TestParseHostPort(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
-		in       string
-		def      uint16
-		host     string
-		port     uint16
-		wantFail bool
+		in   string
+		def  uint16
+		want string // hostPort.String(); "" for a usage error
 	}{
-		{in: "127.0.0.1", def: 27015, host: "127.0.0.1", port: 27015},
-		{in: "127.0.0.1:27016", def: 27015, host: "127.0.0.1", port: 27016},
-		{in: "[::1]:27016", def: 27015, host: "::1", port: 27016},
-		{in: "::1", def: 27015, host: "::1", port: 27015},
-		{in: "[::1]", def: 27015, host: "::1", port: 27015},
-		{in: "example.com", def: 27015, host: "example.com", port: 27015},
-		{in: "example.com:7777", def: 27015, host: "example.com", port: 7777},
-		{in: "127.0.0.1", def: 0, wantFail: true}, // OGP: no standard port
-		{in: "127.0.0.1:0", def: 27015, wantFail: true},
-		{in: "127.0.0.1:70000", def: 27015, wantFail: true},
-		{in: "127.0.0.1:http", def: 27015, wantFail: true},
-		{in: "fe80::1:2:3:zz", def: 27015, wantFail: true},
-		{in: "", def: 27015, wantFail: true},
+		{"127.0.0.1", 27015, "127.0.0.1:27015"},
+		{"  127.0.0.1:27016\t", 27015, "127.0.0.1:27016"},
+		{"[::1]:27016", 27015, "[::1]:27016"},
+		{"::1", 27015, "[::1]:27015"},
+		{"[::1]", 27015, "[::1]:27015"},
+		{"::ffff:10.0.0.1", 27015, "10.0.0.1:27015"},
+		{"Example.COM", 27015, "example.com:27015"},
+		{"example.com:7777", 27015, "example.com:7777"},
+		{"999.1.1.1", 27015, "999.1.1.1:27015"}, // not an IP address: a name, which will not resolve
+		{"127.1:5", 27015, "127.1:5"},
+		{"127.0.0.1", 0, ""}, // OGP: no standard port
+		{"127.0.0.1:0", 27015, ""},
+		{"127.0.0.1:70000", 27015, ""},
+		{"127.0.0.1:http", 27015, ""},
+		{"127.0.0.1:", 27015, ""},
+		{":27015", 27015, ""},
+		{"[::1", 27015, ""},
+		{"::1]", 27015, ""},
+		{"[::1]x", 27015, ""},
+		{"[::1]:", 27015, ""},
+		{"[127.0.0.1]:1", 27015, ""},
+		{"fe80::1:2:3:zz", 27015, ""},
+		{"a b", 27015, ""},
+		{"a:b:c", 27015, ""},
+		{"ünïcode.example", 27015, ""},
+		{"", 27015, ""},
+		{"   ", 27015, ""},
 	}
 	for _, tt := range tests {
-		host, port, err := splitHostPort(tt.in, tt.def)
-		if tt.wantFail {
-			if err == nil {
-				t.Errorf("splitHostPort(%q) = %q, %d; want an error", tt.in, host, port)
-			}
-			continue
-		}
-		if err != nil || host != tt.host || port != tt.port {
-			t.Errorf("splitHostPort(%q) = %q, %d, %v; want %q, %d", tt.in, host, port, err, tt.host, tt.port)
+		hp, err := parseHostPort(tt.in, tt.def)
+		switch {
+		case tt.want == "" && err == nil:
+			t.Errorf("parseHostPort(%q) = %v, want a usage error", tt.in, hp)
+		case tt.want == "" && exitCodeOf(err) != ExitUsage:
+			t.Errorf("parseHostPort(%q): %v has exit code %d, want %d", tt.in, err, exitCodeOf(err), ExitUsage)
+		case tt.want != "" && (err != nil || hp.String() != tt.want):
+			t.Errorf("parseHostPort(%q) = %v, %v; want %s", tt.in, hp, err, tt.want)
 		}
 	}
 }
 
-func TestObjectText(t *testing.T) {
-	var o object
-	o.text("name", []byte("ok"))
-	o.text("map", []byte{'d', 0xff, 'e'})
-	o.set("n", 3)
-	got, err := o.MarshalJSON()
+// A name that does not resolve is unreachable: exit code 3, and the DNS
+// error for the JSON kind.
+func TestResolveUnresolvable(t *testing.T) {
+	t.Parallel()
+	hp, err := parseHostPort("gsq-test.invalid", 27015)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "{\"name\":\"ok\",\"map\":\"d\uFFFDe\",\"map_b64\":\"ZP9l\",\"n\":3}"
-	if string(got) != want {
-		t.Fatalf("got  %s\nwant %s", got, want)
+	_, err = hp.resolve(context.Background())
+	var dns *net.DNSError
+	if exitCodeOf(err) != ExitTimeout || !errors.As(err, &dns) || errorKind(err) != "unreachable" {
+		t.Fatalf("resolve: %v (exit %d, kind %s)", err, exitCodeOf(err), errorKind(err))
+	}
+}
+
+// One rule for every command: the exit code of an address argument.
+func TestAddressExitCodes(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"query", "[::1"}, ExitUsage},
+		{[]string{"query", ":27015"}, ExitUsage},
+		{[]string{"query", "--protocol", "ogp", "127.0.0.1"}, ExitUsage},
+		{[]string{"query", "--deadline", "2s", "gsq-test.invalid"}, ExitTimeout},
+		{[]string{"query", "--deadline", "2s", "999.1.1.1"}, ExitTimeout},
+		{[]string{"scan", "[::1"}, ExitUsage},
+		{[]string{"scan", "--deadline", "2s", "gsq-test.invalid"}, ExitTimeout},
+	} {
+		code, stdout, stderr := runGSQ(t, nil, nil, nil, tt.args...)
+		if code != tt.code {
+			t.Errorf("gsq %s: exit %d, want %d\n%s%s", strings.Join(tt.args, " "), code, tt.code, stdout, stderr)
+		}
 	}
 }

@@ -5,25 +5,19 @@ import (
 	"context"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
 // runGSQ runs gsq in a test environment and returns the exit code,
-// stdout and stderr. environ supplies the environment variables.
+// stdout and stderr. environ supplies the environment variables; a nil
+// ctx is one that ends after 30 s.
 func runGSQ(t *testing.T, ctx context.Context, stdin io.Reader, environ map[string]string, args ...string) (int, string, string) {
 	t.Helper()
-	if stdin == nil {
-		stdin = strings.NewReader("")
-	}
 	var stdout, stderr bytes.Buffer
-	env := &Env{
-		Stdin:      stdin,
-		Stdout:     &stdout,
-		Stderr:     &stderr,
-		Getenv:     func(k string) string { return environ[k] },
-		IsTerminal: func(any) bool { return false },
-	}
+	env := testEnv(stdin, environ)
+	env.Stdout, env.Stderr = &stdout, &stderr
 	if ctx == nil {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(context.Background(), 30*time.Second)
@@ -31,6 +25,51 @@ func runGSQ(t *testing.T, ctx context.Context, stdin io.Reader, environ map[stri
 	}
 	code := env.Run(ctx, args)
 	return code, stdout.String(), stderr.String()
+}
+
+// testEnv is an environment with no terminal, stdin (empty when nil),
+// the variables of environ, and stdout and stderr discarded.
+func testEnv(stdin io.Reader, environ map[string]string) *Env {
+	if stdin == nil {
+		stdin = strings.NewReader("")
+	}
+	return &Env{
+		Stdin:      stdin,
+		Stdout:     io.Discard,
+		Stderr:     io.Discard,
+		Getenv:     func(k string) string { return environ[k] },
+		IsTerminal: func(any) bool { return false },
+	}
+}
+
+// watchedBuffer is an output stream that tests can read while gsq writes
+// it; seen is closed once the output holds want.
+type watchedBuffer struct {
+	mu   sync.Mutex
+	b    bytes.Buffer
+	want string
+	seen chan struct{}
+}
+
+func newWatchedBuffer(want string) *watchedBuffer {
+	return &watchedBuffer{want: want, seen: make(chan struct{})}
+}
+
+func (w *watchedBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	had := strings.Contains(w.b.String(), w.want)
+	w.b.Write(p)
+	if !had && strings.Contains(w.b.String(), w.want) {
+		close(w.seen)
+	}
+	return len(p), nil
+}
+
+func (w *watchedBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
 
 func TestUsageErrors(t *testing.T) {
@@ -83,6 +122,68 @@ func TestDemo(t *testing.T) {
 	for _, want := range []string{"gsq simulated server", "de_dust2", "Alice", "mp_timelimit", "Console: hello", "Players (3/24)"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+func TestPlural(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		n          int
+		word, want string
+	}{
+		{1, "server", "1 server"}, {0, "server", "0 servers"}, {2, "retry", "2 retries"}, {3, "witness", "3 witnesses"},
+		{2, "day", "2 days"}, {1, "rule", "1 rule"}, {5, "bot", "5 bots"},
+	} {
+		if got := plural(tt.n, tt.word); got != tt.want {
+			t.Errorf("plural(%d, %q) = %q, want %q", tt.n, tt.word, got, tt.want)
+		}
+	}
+}
+
+// Bad flag values are explained in words, without Go's parser messages.
+func TestFlagErrors(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"query", "--timeout", "soon", "x"}, `--timeout: "soon" is not a duration`},
+		{[]string{"query", "--retries", "abc", "x"}, `--retries: "abc" is not a whole number`},
+		{[]string{"scan", "--rate", "99999999999999999999999"}, `--rate: 99999999999999999999999 is out of range`},
+		{[]string{"query", "--json=maybe", "x"}, `--json: "maybe" is neither true nor false`},
+	} {
+		code, _, stderr := runGSQ(t, nil, nil, nil, tt.args...)
+		if code != ExitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %q", tt.args, code, stderr, tt.want)
+		}
+		for _, internal := range []string{"strconv", "time:", "ParseFloat", "ParseInt", "Duration"} {
+			if strings.Contains(stderr, internal) {
+				t.Errorf("%v: Go internals in %q", tt.args, stderr)
+			}
+		}
+	}
+}
+
+// Shell completion of the enumerated flags of query and scan.
+func TestCompletion(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"__complete", "query", "--protocol", ""}, []string{"a2s", "ogp"}},
+		{[]string{"__complete", "scan", "--protocol", ""}, []string{"a2s", "ogp"}},
+		{[]string{"__complete", "query", "--dialect", ""}, []string{"v0.91", "v1"}},
+		{[]string{"__complete", "scan", "--dialect", ""}, []string{"v0.91", "v1"}},
+		{[]string{"__complete", "query", "--fields", "info,p"}, []string{"info,players"}},
+		{[]string{"__complete", "scan", "--fields", "info,players,"}, []string{"info,players,teams", "info,players,rules", "info,players,addons", "info,players,limits", "info,players,colors"}},
+	} {
+		_, stdout, _ := runGSQ(t, nil, nil, nil, tt.args...)
+		lines := strings.Split(strings.TrimSpace(stdout), "\n")
+		got := lines[:len(lines)-1] // the last line is cobra's directive
+		if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("%v: %q, want %q", tt.args, got, tt.want)
 		}
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/internal/sim"
 	"github.com/gsq-project/gsq/rcon"
-	"github.com/gsq-project/gsq/sim"
 )
 
 func init() { register(newDemoCmd) }
@@ -55,10 +55,8 @@ func runDemo(ctx context.Context, env *Env) error {
 	fmt.Fprintf(out, "$ gsq query %s\n", addr)
 	client := &a2s.Client{Timeout: time.Second}
 	defer client.Close()
-	r := QueryA2S(ctx, client, addr, true, true, true)
-	renderA2S(out, r)
-	if code := r.ExitCode(); code != ExitOK {
-		return withCode(code, fmt.Errorf("demo query failed: %v", r.firstError()))
+	if err := printA2SQuery(ctx, out, client, addr); err != nil {
+		return err
 	}
 
 	fmt.Fprintf(out, "\n$ gsq rcon %s status players \"say hello\"   (password from GSQ_RCON_PASSWORD)\n", addr)

@@ -12,102 +12,164 @@ import (
 	"time"
 
 	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/result"
 )
 
-func init() { queryProtocols["a2s"] = queryA2S }
+func init() { queryProtocols["a2s"] = newA2SQuery }
 
 // defaultA2SPort is the usual Source query port.
 const defaultA2SPort = 27015
 
-func queryA2S(ctx context.Context, env *Env, o *queryOptions, target string) queryOutcome {
-	addr, err := resolve(ctx, target, defaultA2SPort)
+// a2sQuery is `gsq query --protocol a2s`: one client shared by every
+// server asked.
+type a2sQuery struct {
+	client   *a2s.Client
+	sections []result.Section
+}
+
+func newA2SQuery(env *Env, o *queryOptions) (queryProtocol, error) {
+	names, err := querySections(o, "A2S", []string{"info", "players", "rules"}, []string{"info", "players", "rules"})
 	if err != nil {
-		if exitCodeOf(err) == ExitUsage {
-			return queryOutcome{usage: err}
-		}
-		r := &A2SResult{Address: target, Err: err}
-		return a2sOutcome(r, target)
+		return nil, err
 	}
-	o.a2sOnce.Do(func() {
-		o.a2sClient = &a2s.Client{Timeout: o.timeout, Retries: zeroIsNone(o.retries), PadInfo: o.padInfo}
-		if o.debug {
-			o.a2sClient.Debug = hexDumper(env.Stderr, describeA2S)
-		}
-	})
-	r := QueryA2S(ctx, o.a2sClient, addr, o.info, o.players, o.rules)
-	return a2sOutcome(r, target)
+	q := &a2sQuery{client: &a2s.Client{Timeout: o.timeout, Retries: zeroIsNone(o.retries), PadInfo: o.padInfo}}
+	for _, n := range names {
+		q.sections = append(q.sections, result.Section(n))
+	}
+	if o.debug {
+		q.client.Debug = hexDumper(env.Stderr, describeA2S)
+	}
+	return q, nil
 }
 
-// QueryA2S asks addr for the sections wanted, one after the other (so the
-// challenge the first one earns serves the others), and keeps each
-// section's error apart.
-func QueryA2S(ctx context.Context, c *a2s.Client, addr netip.AddrPort, info, players, rules bool) *A2SResult {
-	r := &A2SResult{Address: addr.String()}
-	if info {
-		res, err := c.Info(ctx, addr)
-		if err != nil {
-			r.InfoErr = err
-		} else {
-			r.Info, r.GoldSource, r.Ping = res.Info, res.GoldSource, res.Ping
+func (*a2sQuery) name() result.Protocol { return result.A2SProtocol }
+func (*a2sQuery) defaultPort() uint16   { return defaultA2SPort }
+func (q *a2sQuery) close()              { q.client.Close() }
+
+// ask asks the first section alone: it earns the server's challenge,
+// which the client keeps for the others, asked together next. When the
+// first one gets no answer at all, the others are not asked.
+func (q *a2sQuery) ask(ctx context.Context, addr netip.AddrPort, updates chan<- update) {
+	first, rest := q.sections[0], q.sections[1:]
+	if err := q.askSection(ctx, addr, first, updates); err != nil && stopsQuery(err) {
+		skipped := fmt.Errorf("not asked, as %s failed: %w", first, err)
+		for _, s := range rest {
+			updates <- a2sUpdate(s, nil, skipped)
 		}
-	}
-	if players {
-		r.Players, r.PlayersErr = c.Players(ctx, addr)
-	}
-	if rules {
-		r.Rules, r.RulesErr = c.Rules(ctx, addr)
-	}
-	return r
-}
-
-func a2sOutcome(r *A2SResult, target string) queryOutcome {
-	out := queryOutcome{json: r.JSON(), code: r.ExitCode(), render: func(w io.Writer) { renderA2S(w, r) }}
-	if r.Info == nil && r.Players == nil && r.Rules == nil && errorKind(r.firstError()) == kindTimeout {
-		out.hint = fmt.Sprintf("no answer from %s: the query port often differs from the game port "+
-			"(try the server's query port, commonly 27015 or game port + 1)", target)
-	}
-	return out
-}
-
-// renderA2S prints r as the human-readable table of `gsq query`.
-func renderA2S(w io.Writer, r *A2SResult) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	defer tw.Flush()
-	fmt.Fprintf(tw, "%s\ta2s", r.Address)
-	if r.Ping > 0 {
-		fmt.Fprintf(tw, ", %.2f ms", float64(r.Ping)/float64(time.Millisecond))
-	}
-	fmt.Fprintln(tw)
-	if r.Err != nil {
-		fmt.Fprintf(tw, "  error\t%s\n", r.Err)
 		return
 	}
-	switch {
-	case r.Info != nil:
-		renderInfo(tw, r.Info)
-	case r.InfoErr != nil:
-		fmt.Fprintf(tw, "  info\terror: %s\n", r.InfoErr)
+	var wg sync.WaitGroup
+	for _, s := range rest {
+		wg.Go(func() { q.askSection(ctx, addr, s, updates) })
 	}
-	tw.Flush()
+	wg.Wait()
+}
+
+// askSection asks for one section and sends its outcome.
+func (q *a2sQuery) askSection(ctx context.Context, addr netip.AddrPort, s result.Section, updates chan<- update) error {
+	var answer any
+	var err error
+	switch s {
+	case result.SectionInfo:
+		answer, err = q.client.Info(ctx, addr)
+	case result.SectionPlayers:
+		answer, err = q.client.Players(ctx, addr)
+	case result.SectionRules:
+		answer, err = q.client.Rules(ctx, addr)
+	}
+	updates <- a2sUpdate(s, answer, err)
+	return err
+}
+
+// a2sUpdate records section s's answer or error.
+func a2sUpdate(s result.Section, answer any, err error) update {
+	return update{s, func(r *result.Result) {
+		switch s {
+		case result.SectionInfo:
+			res, _ := answer.(*a2s.InfoResult)
+			r.SetA2SInfo(res, err)
+		case result.SectionPlayers:
+			p, _ := answer.(*a2s.Players)
+			r.SetA2SPlayers(p, err)
+		case result.SectionRules:
+			rules, _ := answer.(*a2s.Rules)
+			r.SetA2SRules(rules, err)
+		}
+	}}
+}
+
+// hint explains a server that answered nothing.
+func (q *a2sQuery) hint(r *result.Result) string {
+	if r.Err == nil || len(r.Errors) == 0 { // answered, or never asked
+		return ""
+	}
+	switch r.Err.Kind {
+	case result.KindTimeout:
+		return fmt.Sprintf("no answer from %s: the query port often differs from the game port "+
+			"(try the server's query port, commonly 27015 or game port + 1)", r.Addr)
+	case result.KindUnreachable:
+		return fmt.Sprintf("nothing listens on %s/udp: the query port often differs from the game port "+
+			"(try the server's query port, commonly 27015 or game port + 1)", r.Addr)
+	}
+	return ""
+}
+
+// render prints section s of r (sectionAll: every section) as a table.
+func (q *a2sQuery) render(w io.Writer, r *result.Result, s result.Section) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	defer tw.Flush()
+	if s == sectionAll {
+		if r.Err != nil && len(r.Errors) == 0 {
+			fmt.Fprintf(tw, "  error\t%s\n", r.Err)
+			return
+		}
+		for _, s := range q.sections {
+			q.render(tw, r, s)
+			tw.Flush()
+		}
+		return
+	}
+	a, err := r.A2S, r.SectionErr(s)
 	switch {
-	case r.Players != nil:
-		fmt.Fprintf(tw, "\nplayers (%d)\n", len(r.Players.List))
-		if len(r.Players.List) > 0 {
+	case s == result.SectionInfo && a.Info != nil:
+		renderInfo(tw, a.Info)
+	case s == result.SectionPlayers && a.Players != nil:
+		fmt.Fprintf(tw, "\nplayers (%d)\n", len(a.Players.List))
+		if len(a.Players.List) > 0 {
 			fmt.Fprintln(tw, "  #\tname\tscore\ttime")
 		}
-		for _, p := range r.Players.List {
+		for _, p := range a.Players.List {
 			fmt.Fprintf(tw, "  %d\t%s\t%d\t%s\n", p.Index, printable(p.Name.UTF8()), p.Score, formatDuration(p.Duration))
 		}
-	case r.PlayersErr != nil:
-		fmt.Fprintf(tw, "\nplayers\terror: %s\n", r.PlayersErr)
+	case s == result.SectionRules && a.Rules != nil:
+		renderRules(tw, a, r.SectionErr(result.SectionMods))
+	case err != nil && s == result.SectionInfo:
+		fmt.Fprintf(tw, "  info\terror: %s\n", err)
+	case err != nil:
+		fmt.Fprintf(tw, "\n%s\terror: %s\n", s, err)
 	}
-	tw.Flush()
-	switch {
-	case r.Rules != nil:
-		renderRules(tw, r.Rules)
-	case r.RulesErr != nil:
-		fmt.Fprintf(tw, "\nrules\terror: %s\n", r.RulesErr)
+}
+
+// printA2SQuery asks addr for info, players and rules with c, as
+// `gsq query` does, and prints the table on w. The error, when a section
+// failed, carries the exit code. gsq demo uses it.
+func printA2SQuery(ctx context.Context, w io.Writer, c *a2s.Client, addr netip.AddrPort) error {
+	q := &a2sQuery{client: c, sections: []result.Section{result.SectionInfo, result.SectionPlayers, result.SectionRules}}
+	updates := make(chan update, 8)
+	go func() {
+		defer close(updates)
+		q.ask(ctx, addr, updates)
+	}()
+	r := result.New(addr.String(), addr, result.A2SProtocol)
+	for u := range updates {
+		u.apply(r)
 	}
+	renderHeader(w, r)
+	q.render(w, r, sectionAll)
+	if code := resultExitCode(r); code != ExitOK {
+		return withCode(code, fmt.Errorf("query %s: %v", addr, r.Errors[0].Err))
+	}
+	return nil
 }
 
 func renderInfo(w io.Writer, in *a2s.Info) {
@@ -124,7 +186,11 @@ func renderInfo(w io.Writer, in *a2s.Info) {
 	}
 	row("game", game+")")
 	players, maxPlayers := in.PlayerCounts()
-	row("players", fmt.Sprintf("%d/%d (%d bots)", players, maxPlayers, in.Bots))
+	if in.NoBots {
+		row("players", fmt.Sprintf("%d/%d", players, maxPlayers))
+	} else {
+		row("players", fmt.Sprintf("%d/%d (%s)", players, maxPlayers, plural(int(in.Bots), "bot")))
+	}
 	flags := []string{in.ServerType.String(), in.Environment.String()}
 	if in.Visibility != 0 {
 		flags = append(flags, "password")
@@ -144,11 +210,28 @@ func renderInfo(w io.Writer, in *a2s.Info) {
 		row("spectator", fmt.Sprintf("%s on port %d", in.SpectatorName.UTF8(), in.SpectatorPort))
 	}
 	if in.Ship != nil {
-		row("the ship", fmt.Sprintf("mode %d, %d witnesses, %d min", in.Ship.Mode, in.Ship.Witnesses, in.Ship.Duration))
+		row("the ship", fmt.Sprintf("mode %d, %s, %d min", in.Ship.Mode, plural(int(in.Ship.Witnesses), "witness"), in.Ship.Duration))
 	}
 	if in.Mod != nil {
 		row("mod", fmt.Sprintf("%s (version %d)", in.Mod.Link.UTF8(), in.Mod.Version))
 	}
+}
+
+// plural is "1 bot", "2 bots", "0 bots": English plurals for the words
+// gsq counts ("retry" makes "retries", "witness" "witnesses").
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	switch {
+	case strings.HasSuffix(word, "s"), strings.HasSuffix(word, "x"), strings.HasSuffix(word, "ch"), strings.HasSuffix(word, "sh"):
+		word += "es"
+	case strings.HasSuffix(word, "y") && !strings.ContainsAny(word[len(word)-2:len(word)-1], "aeiou"):
+		word = word[:len(word)-1] + "ies"
+	default:
+		word += "s"
+	}
+	return fmt.Sprintf("%d %s", n, word)
 }
 
 // printable replaces control characters (some servers prefix names with

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gsq-project/gsq/ogp"
 	"github.com/gsq-project/gsq/ogp/ogptest"
 )
 
@@ -33,14 +32,29 @@ func decodeOne(t *testing.T, stdout string) map[string]any {
 	return got
 }
 
+// jsonString is a decoded JSON value as text, for comparisons.
+func jsonString(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case json.Number:
+		return v.String()
+	case nil:
+		return "<missing>"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
 func TestQueryOGPJSON(t *testing.T) {
+	t.Parallel()
 	srv := ogpServer(t, "v0.91")
 	code, stdout, stderr := runGSQ(t, nil, nil, nil, "query", "--protocol", "ogp", "--json", srv.Addr().String())
 	if code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
 	got := decodeOne(t, stdout)
-	if got["address"] != srv.Addr().String() || got["protocol"] != "ogp" || got["dialect"] != "v0.91" || got["error"] != nil || got["ping_ms"] == nil {
+	if got["target"] != srv.Addr().String() || got["address"] != srv.Addr().String() || got["protocol"] != "ogp" || got["dialect"] != "v0.91" || got["error"] != nil || got["ping_ms"] == nil {
 		t.Fatalf("envelope: %v", got)
 	}
 	info := got["info"].(map[string]any)
@@ -90,8 +104,9 @@ func TestQueryOGPJSON(t *testing.T) {
 }
 
 func TestQueryOGPFieldsAndV1(t *testing.T) {
+	t.Parallel()
 	srv := ogpServer(t, "v1")
-	code, stdout, stderr := runGSQ(t, nil, nil, nil, "query", "--protocol", "ogp", "--dialect", "v1", "--fields", "info,players", "--json", srv.Addr().String())
+	code, stdout, stderr := runGSQ(t, nil, nil, nil, "query", "--protocol", "OGP", "--dialect", "v1", "--fields", "info,players", "--json", srv.Addr().String())
 	if code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
@@ -115,6 +130,7 @@ func TestQueryOGPFieldsAndV1(t *testing.T) {
 }
 
 func TestQueryOGPTable(t *testing.T) {
+	t.Parallel()
 	srv := ogpServer(t, "split-out-of-order")
 	code, stdout, stderr := runGSQ(t, nil, nil, nil, "query", "--protocol", "ogp", srv.Addr().String())
 	if code != ExitOK {
@@ -131,10 +147,12 @@ func TestQueryOGPTable(t *testing.T) {
 }
 
 func TestQueryOGPErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"query", "--protocol", "ogp", "127.0.0.1"},
 		{"query", "--protocol", "ogp", "--fields", "info,bogus", "127.0.0.1:1"},
 		{"query", "--protocol", "ogp", "--dialect", "v2", "127.0.0.1:1"},
+		{"query", "--protocol", "ogp", "--fields", "info,mods", "127.0.0.1:1"},
 	} {
 		if code, _, _ := runGSQ(t, nil, nil, nil, args...); code != ExitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, ExitUsage)
@@ -143,7 +161,7 @@ func TestQueryOGPErrors(t *testing.T) {
 	banned := ogpServer(t, "banned")
 	code, stdout, _ := runGSQ(t, nil, nil, nil, "query", "--protocol", "ogp", "--json", banned.Addr().String())
 	got := decodeOne(t, stdout)
-	if code != ExitFailure || got["error"].(map[string]any)["kind"] != "protocol" {
+	if code != ExitFailure || got["error"].(map[string]any)["kind"] != "refused" {
 		t.Errorf("banned: exit %d, %v", code, got)
 	}
 	silent, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.MustParseAddrPort("127.0.0.1:0")))
@@ -155,19 +173,5 @@ func TestQueryOGPErrors(t *testing.T) {
 	got = decodeOne(t, stdout)
 	if code != ExitTimeout || got["error"].(map[string]any)["kind"] != "timeout" || !strings.Contains(stderr, "hint") {
 		t.Errorf("silent: exit %d, %v, stderr %q", code, got, stderr)
-	}
-}
-
-func TestANSIName(t *testing.T) {
-	got := ansiName(ogp.Text("Red\x1b[2JX"), ogp.ColorInfo{{Value: 0x04}, {Delta: 3, Value: ogp.ColorResetText}, {Delta: 1, Value: ogp.ColorBold}})
-	if strings.Contains(got, "\x1b[2J") {
-		t.Fatalf("name escape passed through: %q", got)
-	}
-	want := "\x1b[38;2;170;0;0mRed\x1b[39m·\x1b[1m[2JX\x1b[0m"
-	if got != want {
-		t.Fatalf("ansiName = %q\nwant      %q", got, want)
-	}
-	if plain := ansiName(ogp.Text("plain"), nil); plain != "plain" {
-		t.Fatalf("no colours: %q", plain)
 	}
 }

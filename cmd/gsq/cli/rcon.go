@@ -18,8 +18,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gsq-project/gsq/internal/jsonenc"
 	"github.com/gsq-project/gsq/rcon"
 	"github.com/gsq-project/gsq/rcon/mctext"
+	"github.com/gsq-project/gsq/result"
 )
 
 func init() { register(newRconCmd) }
@@ -440,10 +442,11 @@ func resolveRconTarget(ctx context.Context, env *Env, cmd *cobra.Command, o *rco
 // dialect, port 25575 means Minecraft and any other port Source; a
 // missing port is the dialect's standard one.
 func rconAddress(address, dialect string) (string, rcon.Dialect, error) {
-	host, port, err := splitHostPort(address, sourceRconPort)
+	hp, err := parseHostPort(address, sourceRconPort)
 	if err != nil {
 		return "", 0, err
 	}
+	host, port := hp.host, hp.port
 	if dialect == "" && port == minecraftRconPort {
 		dialect = "minecraft"
 	}
@@ -574,11 +577,11 @@ func chunks(b []byte, f func([]byte)) {
 // failed one). JSON output keeps the text exactly as the server sent it.
 func (p *rconPrinter) result(cmd string, body []byte, decode func([]byte) string, err error) {
 	if p.json {
-		b := appendJSONString([]byte(`{"command":`), cmd)
+		b := jsonenc.AppendString([]byte(`{"command":`), cmd, false)
 		b = append(b, `,"output":"`...)
 		chunks(body, func(c []byte) {
 			n := len(b)
-			b = appendJSONString(b, decode(c))
+			b = jsonenc.AppendString(b, decode(c), false)
 			b = append(b[:n], b[n+1:len(b)-1]...) // without its quotes
 			if len(b) >= outputChunk {
 				p.env.Stdout.Write(b)
@@ -587,7 +590,7 @@ func (p *rconPrinter) result(cmd string, body []byte, decode func([]byte) string
 		})
 		b = append(b, `","error":`...)
 		if err != nil {
-			b = appendJSON(b, p.errorJSON(err))
+			b = appendObject(b, p.errorJSON(err))
 		} else {
 			b = append(b, "null"...)
 		}
@@ -609,6 +612,12 @@ func (p *rconPrinter) result(cmd string, body []byte, decode func([]byte) string
 	if last != "" && !strings.HasSuffix(last, "\n") {
 		p.text("\n")
 	}
+}
+
+// appendObject appends o's JSON to b.
+func appendObject(b []byte, o object) []byte {
+	data, _ := o.MarshalJSON()
+	return append(b, data...)
 }
 
 // event prints an unsolicited packet (shell only).
@@ -638,7 +647,7 @@ func (p *rconPrinter) skipped(q *commandQueue, toEnd bool) {
 		e.set("kind", "skipped")
 		e.set("message", "not run: an earlier command failed (--continue-on-error runs the rest)")
 		o.set("error", e)
-		p.env.Stdout.Write(append(appendJSON(nil, o), '\n'))
+		p.env.Stdout.Write(append(appendObject(nil, o), '\n'))
 	}
 }
 
@@ -715,7 +724,7 @@ func (p *rconPrinter) fail(t *rconTarget, cmd string, err error, login bool) int
 			o.set("command", nil)
 			o.set("output", nil)
 			o.set("error", p.errorJSON(err))
-			p.env.Stdout.Write(append(appendJSON(nil, o), '\n'))
+			p.env.Stdout.Write(append(appendObject(nil, o), '\n'))
 		}
 	} else {
 		p.errorf("%q: %v", cmd, err)
@@ -729,7 +738,7 @@ func (p *rconPrinter) fail(t *rconTarget, cmd string, err error, login bool) int
 // rconErrorKind classifies an RCON error for JSON and the exit code. A
 // server that closes the connection during the login refuses the
 // password (Squad does so): the library reports ErrAuthFailed for it.
-func rconErrorKind(err error) string {
+func rconErrorKind(err error) result.Kind {
 	switch {
 	case errors.Is(err, rcon.ErrAuthFailed):
 		return kindAuth

@@ -1,7 +1,7 @@
 // Package cli implements the gsq command line: one file per command, flag
-// parsing, configuration and output (tables and the JSON contract of
-// DESIGN.md). It holds no protocol logic; that lives in the a2s, ogp and
-// rcon packages, which implement the specs in ../shared/specs.
+// parsing, configuration and output (tables, and the JSON of package
+// result, documented in docs/json.md). It holds no protocol logic; that
+// lives in the a2s, ogp and rcon packages.
 package cli
 
 import (
@@ -11,19 +11,22 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 )
 
-// Exit codes shared by every command (DESIGN.md, "Exit codes").
+// Exit codes shared by every command (README, "Exit codes").
 const (
-	ExitOK      = 0 // success
-	ExitFailure = 1 // protocol error, or a server that answered badly
-	ExitUsage   = 2 // bad flags or arguments
-	ExitTimeout = 3 // timeout or unreachable
-	ExitAuth    = 4 // authentication failed
+	ExitOK          = 0   // success
+	ExitFailure     = 1   // protocol error, or a server that answered badly
+	ExitUsage       = 2   // bad flags or arguments
+	ExitTimeout     = 3   // timeout or unreachable
+	ExitAuth        = 4   // authentication failed
+	ExitInterrupted = 130 // interrupted (SIGINT): 128 + the signal number, as shells report it
 )
 
 // Env is what a command may touch of the outside world. Tests build one
@@ -114,9 +117,14 @@ func (env *Env) Run(ctx context.Context, args []string) int {
 	}
 	code := ExitFailure
 	var ee *exitError
-	if errors.As(err, &ee) {
+	switch {
+	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.As(err, &ee) && ee.code == ExitInterrupted):
+		// Interrupted: what was done is written; "context canceled" says
+		// nothing the user does not know.
+		return ExitInterrupted
+	case errors.As(err, &ee):
 		code = ee.code
-	} else if isCobraUsageError(err) {
+	case isCobraUsageError(err):
 		code = ExitUsage
 	}
 	if msg := err.Error(); msg != "" {
@@ -140,6 +148,31 @@ func isCobraUsageError(err error) bool {
 	return false
 }
 
+// flagError rewrites a bad flag value's error in words: pflag's own
+// message quotes Go's parsers ("strconv.ParseInt: parsing \"abc\": invalid
+// syntax", "time: invalid duration").
+func flagError(err error) error {
+	var iv *pflag.InvalidValueError
+	if !errors.As(err, &iv) {
+		return err
+	}
+	name, value := "--"+iv.GetFlag().Name, iv.GetValue()
+	if errors.Is(err, strconv.ErrRange) {
+		return fmt.Errorf("%s: %s is out of range", name, value)
+	}
+	switch typ := iv.GetFlag().Value.Type(); {
+	case typ == "duration":
+		return fmt.Errorf("%s: %q is not a duration: write a number and a unit, such as 500ms, 2s or 1m30s", name, value)
+	case strings.HasPrefix(typ, "int"), strings.HasPrefix(typ, "uint"), typ == "count":
+		return fmt.Errorf("%s: %q is not a whole number", name, value)
+	case strings.HasPrefix(typ, "float"):
+		return fmt.Errorf("%s: %q is not a number", name, value)
+	case typ == "bool":
+		return fmt.Errorf("%s: %q is neither true nor false", name, value)
+	}
+	return fmt.Errorf("%s: invalid value %q: %v", name, value, errors.Unwrap(err))
+}
+
 // subcommandOf names the subcommand args select, for the usage hint.
 func subcommandOf(root *cobra.Command, args []string) string {
 	cmd, _, err := root.Find(args)
@@ -159,13 +192,13 @@ It speaks Valve's server queries (A2S), the Open Game Protocol (OGP v0.91),
 Source RCON and Minecraft RCON, as a client and as a simulated server.
 
 Exit codes: 0 ok, 1 failure, 2 usage error, 3 timeout or unreachable,
-4 authentication failed.`,
+4 authentication failed, 130 interrupted (Ctrl-C).`,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &exitError{code: ExitUsage, err: err}
+		return &exitError{code: ExitUsage, err: flagError(err)}
 	})
 	for _, add := range commands {
 		root.AddCommand(add(env))

@@ -2,27 +2,34 @@ package cli
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
-	"os"
+	"net/netip"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/gsq-project/gsq/ogp"
+	"github.com/gsq-project/gsq/result"
 	"github.com/gsq-project/gsq/scan"
 )
 
 func init() { register(newScanCmd) }
 
+// defaultScanDeadline is the longest the engine's schedule takes on one
+// server with the default flags: three sections, asked one after the
+// other at worst (a server that answers one and then falls silent), each
+// sent 1 + 3 times with waits capped at 1 s. See fitDeadline.
+const defaultScanDeadline = 3 * (scan.DefaultRetries + 1) * scan.DefaultTimeout
+
 // scanOptions are the flags of `gsq scan`.
 type scanOptions struct {
 	file         string
 	protocol     string
+	fields       string
 	info         bool
 	players      bool
 	rules        bool
@@ -30,6 +37,7 @@ type scanOptions struct {
 	concurrency  int
 	retries      int
 	timeout      time.Duration
+	deadline     time.Duration
 	maxPerIP     int
 	hostInterval time.Duration
 	dialect      string
@@ -38,41 +46,58 @@ type scanOptions struct {
 func newScanCmd(env *Env) *cobra.Command {
 	o := &scanOptions{}
 	cmd := &cobra.Command{
-		Use:   "scan [-f FILE|-]",
+		Use:   "scan [HOST[:PORT] | FILE | @FILE | -]...",
 		Short: "Query a list of servers concurrently and print one JSON line each",
 		Long: `Query every server of a list, many at once, and print one JSON object per
 server on stdout as soon as it is done: the object of 'gsq query --json'.
 
-The list (a file, or stdin with -f -) holds one HOST[:PORT] per line; blank
-lines and # comments are skipped. It is read as the scan goes, so lists of
-millions of servers take no more memory than short ones. A2S uses port
-27015 when a line has none; OGP has no standard port, so every line needs
-one.
+The servers are the arguments: hosts, files (@FILE is always a file; - is
+stdin), or the file -f names; with no argument, the list is read from
+stdin. A list holds one HOST[:PORT] per line; blank lines and # comments
+are skipped, and so is a UTF-8 byte-order mark. A server listed twice is
+asked once. A line that is not a valid address gets a line of its own, with
+the error kind "invalid", and the scan goes on. Lists are read as the scan
+goes, so lists of millions of servers take no more memory than short ones.
+A2S uses port 27015 when a line has none; OGP has no standard port, so
+every line needs one.
 
 Few sockets serve the whole scan. Sends are paced (--rate). A server is
 asked one section at a time until its challenge is known, then the sections
 left at once; with --host-interval it gets one request at a time, that far
-apart. An unanswered request is sent again after a timeout adapted to the measured round trips, 1.5 times
-longer on each retry and capped by --timeout.
+apart.
 
-A summary goes to stderr at the end, and a progress bar while scanning when
-stderr is a terminal.
+Waits: an unanswered request is sent again after a timeout adapted to the
+measured round trips, 1.5 times longer on each retry and capped by
+--timeout (1s), --retries (3) times. A server whose first answer never
+comes is done after those; one that answers one section and then falls
+silent may take that long per section, 12s with three sections. --deadline
+(12s) bounds it: when the retries would not fit, fewer are made. Add the
+round trips, and the pacing when --rate or --host-interval hold sends back.
+
+Ctrl-C stops the scan: each server in flight gets a line with the error
+kind "canceled", and gsq exits 130.
+
+A summary goes to stderr at the end, and a progress line while scanning
+when stderr is a terminal.
 
 Exit codes: 0 every server answered everything asked (or the list was
-empty), 1 some servers failed, answered only in part or were bad lines,
-2 usage error, 3 every server timed out.`,
-		Example: `  gsq scan -f servers.txt > results.jsonl
+empty), 1 some servers failed or answered only in part, 2 usage error or
+lines that are not an address, 3 every server timed out or was
+unreachable, 130 interrupted.`,
+		Example: `  gsq scan servers.txt > results.jsonl
+  gsq scan 127.0.0.1:27015 127.0.0.1:27016
   master-list | gsq scan --info --rate 5000
   gsq scan -f servers.txt --max-per-ip 4 --host-interval 50ms`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runScan(cmd.Context(), env, o)
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runScan(cmd, env, o, args)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.file, "file", "f", "-", "target list, one HOST[:PORT] per line; - reads stdin")
+	f.StringVarP(&o.file, "file", "f", "", "target list, one HOST[:PORT] per line; - reads stdin")
 	f.StringVar(&o.protocol, "protocol", "a2s", "query protocol: a2s or ogp")
 	f.StringVar(&o.dialect, "dialect", "v0.91", "OGP: protocol dialect, v0.91 or v1")
+	f.StringVar(&o.fields, "fields", "", "comma-separated sections to ask for: info, players, rules; OGP also teams, addons, limits, colors")
 	f.BoolVar(&o.info, "info", false, "ask for info (default: info, players and rules)")
 	f.BoolVar(&o.players, "players", false, "ask for the player list")
 	f.BoolVar(&o.rules, "rules", false, "ask for the rules")
@@ -80,13 +105,16 @@ empty), 1 some servers failed, answered only in part or were bad lines,
 	f.IntVar(&o.concurrency, "concurrency", scan.DefaultConcurrency, "servers queried at once")
 	f.IntVar(&o.retries, "retries", scan.DefaultRetries, "times an unanswered request is sent again")
 	f.DurationVar(&o.timeout, "timeout", scan.DefaultTimeout, "longest wait for one answer before resending")
+	f.DurationVar(&o.deadline, "deadline", defaultScanDeadline, "the most time one server may take, whatever the retries")
 	f.IntVar(&o.maxPerIP, "max-per-ip", 0, "servers of one IP address queried at once; 0 for no limit")
 	f.DurationVar(&o.hostInterval, "host-interval", 0, "least time between two datagrams to one server")
+	completeQueryFlags(cmd)
 	return cmd
 }
 
-func runScan(ctx context.Context, env *Env, o *scanOptions) error {
-	proto, toJSON, err := scanProtocol(o)
+func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error {
+	ctx := cmd.Context()
+	q, sections, err := scanProtocol(o)
 	if err != nil {
 		return err
 	}
@@ -99,140 +127,235 @@ func runScan(ctx context.Context, env *Env, o *scanOptions) error {
 		return usageError("--retries must not be negative")
 	case o.timeout <= 0:
 		return usageError("--timeout must be positive")
+	case o.deadline <= 0:
+		return usageError("--deadline must be positive")
 	case o.maxPerIP < 0:
 		return usageError("--max-per-ip must not be negative")
 	case o.hostInterval < 0:
 		return usageError("--host-interval must not be negative")
 	}
-	in, total, err := openTargets(env, o.file)
+	timeout, retries := fitDeadline(o.deadline, o.timeout, o.retries, sections)
+	if (timeout != o.timeout || retries != o.retries) && (cmd.Flags().Changed("retries") || cmd.Flags().Changed("timeout")) {
+		fmt.Fprintf(env.Stderr, "gsq: note: --deadline %v leaves room for %s of %v per section\n",
+			o.deadline, plural(retries, "retry"), timeout)
+	}
+	sources, err := scanSources(env, o.file, args)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
+	defer closeSources(sources)
+	for _, src := range sources {
+		if src.name == "stdin" && env.IsTerminal(env.Stdin) {
+			fmt.Fprintln(env.Stderr, "gsq: hint: reading the server list from stdin, one HOST[:PORT] per line; end it with Ctrl-D (or name hosts or a file: gsq scan servers.txt)")
+		}
+	}
 
 	s := &scan.Scanner{
-		Protocol:     proto,
+		Protocol:     q.engine,
 		Concurrency:  o.concurrency,
 		Rate:         zeroIsNone(o.rate),
-		Retries:      zeroIsNone(o.retries),
-		Timeout:      o.timeout,
-		MinTimeout:   min(o.timeout, scan.DefaultMinTimeout),
+		Retries:      zeroIsNone(retries),
+		Timeout:      timeout,
+		MinTimeout:   min(timeout, scan.DefaultMinTimeout),
 		MaxPerIP:     o.maxPerIP,
 		HostInterval: o.hostInterval,
 	}
-
 	// Results are short-lived garbage, and the heap stays small whatever
 	// the list: trading a little memory for less collector work buys
 	// throughput.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 
-	var bar *progressbar.ProgressBar
+	out := &scanOutput{w: bufio.NewWriterSize(env.Stdout, 64<<10)}
 	if env.IsTerminal(env.Stderr) {
-		bar = progressbar.NewOptions64(total,
-			progressbar.OptionSetWriter(env.Stderr),
-			progressbar.OptionSetDescription("scanning"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString("servers"),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish())
+		out.bar = newProgress(env.Stderr, countTargets(sources))
 	}
-	out := bufio.NewWriterSize(env.Stdout, 64<<10)
-	var line []byte
-	var writeErr error
-	lastFlush := time.Now()
-	sum, err := s.Scan(ctx, in, func(r *scan.Result) {
-		if bar != nil {
-			_ = bar.Add(1)
-		}
-		if writeErr != nil {
-			return
-		}
-		line = append(toJSON(line[:0], r), '\n')
-		_, writeErr = out.Write(line)
-		// Whoever reads the stream live sees results at least every 100 ms.
-		if now := time.Now(); writeErr == nil && now.Sub(lastFlush) > 100*time.Millisecond {
-			writeErr, lastFlush = out.Flush(), now
-		}
+	feed := newTargetFeed(q.engine.DefaultPort(), func(target string, err error) {
+		r := result.New(target, netip.AddrPort{}, q.protocol)
+		r.Err = &result.Error{Kind: result.KindInvalid, Message: err.Error(), Err: err}
+		out.write(r)
+	}, out.duplicate)
+	pr, pw := io.Pipe()
+	go feed.run(ctx, sources, pw)
+	sum, scanErr := s.Scan(ctx, pr, func(sr *scan.Result) {
+		out.write(q.result(sr, feed.take(sr.Target.Line)))
 	})
-	if bar != nil {
-		_ = bar.Finish()
+	pr.CloseWithError(errScanOver) // stops the feed if it is still writing
+	for _, target := range feed.stop() {
+		// In flight when the scan stopped: canceled, so that the output
+		// accounts for every server read.
+		r := result.New(target, netip.AddrPort{}, q.protocol)
+		r.Fail(interrupted{})
+		out.write(r)
 	}
-	if writeErr == nil {
-		writeErr = out.Flush()
-	}
-	fmt.Fprintf(env.Stderr, "gsq: scanned %d servers in %.2fs (%.0f/s): %d answered, %d partial, %d timed out, %d failed; %d datagrams sent, %d resent\n",
-		sum.Targets, sum.Elapsed.Seconds(), sum.QueriesPerSecond(), sum.Answered, sum.Partial, sum.TimedOut, sum.Failed, sum.Sent, sum.Resent)
+	out.finish()
+	fmt.Fprintln(env.Stderr, out.summary(sum))
 	switch {
-	case writeErr != nil:
-		return fmt.Errorf("writing results: %w", writeErr)
-	case err != nil:
-		return withCode(ExitFailure, err)
-	case sum.Answered == sum.Targets:
-		return nil
-	case sum.TimedOut == sum.Targets:
-		return silentExit(ExitTimeout)
+	case out.err != nil:
+		return fmt.Errorf("writing results: %w", out.err)
+	case ctx.Err() != nil:
+		return silentExit(ExitInterrupted)
+	case scanErr != nil:
+		return withCode(ExitFailure, scanErr)
 	}
-	return silentExit(ExitFailure)
+	return silentExit(out.exitCode())
 }
 
-// scanProtocol is the protocol --protocol names, and the encoder of its
-// results.
-func scanProtocol(o *scanOptions) (scan.Protocol, func([]byte, *scan.Result) []byte, error) {
-	switch o.protocol {
+// errScanOver closes the engine's end of the target pipe.
+var errScanOver = fmt.Errorf("scan over")
+
+// fitDeadline returns the timeout and retries to give the scan engine so
+// that its schedule fits the deadline: a server asked sections sections
+// (one after the other at worst), each sent retries+1 times with waits of
+// at most timeout, takes at most sections*(retries+1)*timeout. Retries go
+// first; the timeout is shortened only when even one send per section
+// does not fit.
+func fitDeadline(deadline, timeout time.Duration, retries, sections int) (time.Duration, int) {
+	worst := func() time.Duration { return time.Duration(sections*(retries+1)) * timeout }
+	for retries > 0 && worst() > deadline {
+		retries--
+	}
+	if worst() > deadline {
+		timeout = deadline / time.Duration(sections)
+	}
+	return timeout, retries
+}
+
+// scanProtocol is what --protocol, --fields, --info, --players and
+// --rules ask, and the number of sections asked one after the other at
+// worst.
+func scanProtocol(o *scanOptions) (*scanQuery, int, error) {
+	qo := &queryOptions{fields: o.fields, info: o.info, players: o.players, rules: o.rules, dialect: o.dialect}
+	switch strings.ToLower(o.protocol) {
 	case "a2s":
-		return scan.A2S{Info: o.info, Players: o.players, Rules: o.rules}, appendScanResult, nil
+		names, err := querySections(qo, "A2S", []string{"info", "players", "rules"}, []string{"info", "players", "rules"})
+		if err != nil {
+			return nil, 0, err
+		}
+		var p scan.A2S
+		for _, n := range names {
+			switch n {
+			case "info":
+				p.Info = true
+			case "players":
+				p.Players = true
+			case "rules":
+				p.Rules = true
+			}
+		}
+		return &scanQuery{protocol: result.A2SProtocol, engine: p}, len(names), nil
 	case "ogp":
 		d, err := ogp.ParseDialect(o.dialect)
 		if err != nil {
-			return nil, nil, usageError("--dialect: %v", err)
+			return nil, 0, usageError("--dialect: %q is neither v0.91 nor v1", o.dialect)
 		}
-		all := !o.info && !o.players && !o.rules
-		q, err := ogpQuery(&queryOptions{info: o.info || all, players: o.players || all, rules: o.rules || all}, d)
+		q, err := ogpRequest(qo, d)
 		if err != nil {
-			return nil, nil, err
+			return nil, 0, err
 		}
-		return scan.OGP{Dialect: d, Query: &q}, func(b []byte, r *scan.Result) []byte {
-			res := &OGPResult{Address: r.Target.String(), Dialect: d, Err: r.Err}
-			if r.Addr.IsValid() {
-				res.Address = r.Addr.String()
-			}
-			if r.OGP != nil {
-				res.Ping, res.Answer, res.Err = r.OGP.Ping, r.OGP.Answer, r.OGP.Err
-			}
-			return appendJSON(b, res.JSON())
-		}, nil
+		return &scanQuery{protocol: result.OGPProtocol, engine: scan.OGP{Dialect: d, Query: &q}, dialect: d, asked: q.Request}, 1, nil
 	}
-	return nil, nil, usageError("unknown protocol %q for scan (known: a2s, ogp)", o.protocol)
+	return nil, 0, usageError("unknown protocol %q (known: %s)", o.protocol, strings.Join(protocolNames(), ", "))
 }
 
-// openTargets opens the target list and, for a regular file, counts its
-// targets for the progress bar (-1 when unknown).
-func openTargets(env *Env, name string) (io.ReadCloser, int64, error) {
-	if name == "-" {
-		return io.NopCloser(env.Stdin), -1, nil
+// scanOutput writes a scan's results as JSON lines, from the engine's
+// goroutine and the feed's, and counts them.
+type scanOutput struct {
+	mu        sync.Mutex
+	w         *bufio.Writer
+	line      []byte
+	err       error
+	lastFlush time.Time
+	bar       *progress
+
+	answered, partial, timedOut, unreachable, failed, invalid, canceled, duplicates int
+}
+
+func (out *scanOutput) write(r *result.Result) {
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	switch {
+	case r.Err == nil && len(r.Errors) == 0:
+		out.answered++
+	case r.Err == nil:
+		out.partial++
+	case r.Err.Kind == result.KindTimeout:
+		out.timedOut++
+	case r.Err.Kind == result.KindUnreachable:
+		out.unreachable++
+	case r.Err.Kind == result.KindInvalid:
+		out.invalid++
+	case r.Err.Kind == result.KindCanceled:
+		out.canceled++
+	default:
+		out.failed++
 	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, 0, usageError("%v", err)
+	if out.bar != nil {
+		out.bar.add(1)
 	}
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return f, -1, nil
+	if out.err != nil {
+		return
 	}
-	total := int64(0)
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		if line := strings.TrimSpace(sc.Text()); line != "" && line[0] != '#' {
-			total++
+	out.line = append(r.AppendJSON(out.line[:0]), '\n')
+	_, out.err = out.w.Write(out.line)
+	// Whoever reads the stream live sees results at least every 100 ms.
+	if now := time.Now(); out.err == nil && now.Sub(out.lastFlush) > 100*time.Millisecond {
+		out.err, out.lastFlush = out.w.Flush(), now
+	}
+}
+
+func (out *scanOutput) duplicate() {
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	out.duplicates++
+	if out.bar != nil {
+		out.bar.add(1)
+	}
+}
+
+func (out *scanOutput) finish() {
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	if out.bar != nil {
+		out.bar.finish()
+	}
+	if out.err == nil {
+		out.err = out.w.Flush()
+	}
+}
+
+// summary is the line written on stderr at the end.
+func (out *scanOutput) summary(sum scan.Summary) string {
+	servers := out.answered + out.partial + out.timedOut + out.unreachable + out.failed + out.canceled
+	rate := 0.0
+	if sum.Elapsed > 0 {
+		rate = float64(servers) / sum.Elapsed.Seconds()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "gsq: scanned %s in %.2fs (%.0f/s): %d answered, %d partial, %d timed out, %d unreachable, %d failed; %s sent, %d resent",
+		plural(servers, "server"), sum.Elapsed.Seconds(), rate, out.answered, out.partial, out.timedOut, out.unreachable, out.failed,
+		plural(int(sum.Sent), "datagram"), sum.Resent)
+	for _, extra := range []struct {
+		n    int
+		what string
+	}{{out.invalid, "invalid line"}, {out.duplicates, "duplicate"}, {out.canceled, "canceled server"}} {
+		if extra.n > 0 {
+			fmt.Fprintf(&b, "; %s", plural(extra.n, extra.what))
 		}
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil || sc.Err() != nil {
-		total = -1
-		if err != nil {
-			f.Close()
-			return nil, 0, fmt.Errorf("rewinding %s: %w", name, err)
-		}
+	return b.String()
+}
+
+// exitCode is 0 when every server answered everything asked (or there
+// was none), 2 when a line was not an address, 3 when every server timed
+// out or was unreachable, and 1 otherwise.
+func (out *scanOutput) exitCode() int {
+	switch {
+	case out.invalid > 0:
+		return ExitUsage
+	case out.partial+out.failed+out.timedOut+out.unreachable == 0:
+		return ExitOK
+	case out.answered+out.partial+out.failed == 0:
+		return ExitTimeout
 	}
-	return f, total, nil
+	return ExitFailure
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -8,9 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/gsq-project/gsq/internal/sim"
 	"github.com/gsq-project/gsq/ogp/ogptest"
-	"github.com/gsq-project/gsq/sim"
 )
 
 func startScanFleet(t *testing.T, n int) *sim.Fleet {
@@ -24,6 +26,7 @@ func startScanFleet(t *testing.T, n int) *sim.Fleet {
 }
 
 func TestScanCommand(t *testing.T) {
+	t.Parallel()
 	f := startScanFleet(t, 20)
 	var list strings.Builder
 	list.WriteString("# a comment\n\n")
@@ -75,6 +78,7 @@ func TestScanCommand(t *testing.T) {
 }
 
 func TestScanCommandExitCodes(t *testing.T) {
+	t.Parallel()
 	f := startScanFleet(t, 1)
 	silent, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
@@ -89,11 +93,11 @@ func TestScanCommandExitCodes(t *testing.T) {
 		code  int
 	}{
 		{"none answered", silent.LocalAddr().String() + "\n", nil, ExitTimeout},
-		{"some failed", f.Addr(0).String() + "\n" + silent.LocalAddr().String() + "\n", nil, ExitFailure},
-		{"bad line", "no:such:target\n", nil, ExitFailure},
+		{"some failed", f.Addr(0).String() + "\n" + silent.LocalAddr().String() + "\n", []string{"--timeout", "2s"}, ExitFailure},
+		{"bad line", "no:such:target\n", nil, ExitUsage},
 		{"bad flag", "", []string{"--rate", "-1"}, ExitUsage},
 		{"bad protocol", "", []string{"--protocol", "gopher"}, ExitUsage},
-		{"stray argument", "", []string{"extra"}, ExitUsage},
+		{"bad argument", "", []string{"[::1"}, ExitUsage},
 		{"missing file", "", []string{"-f", "/nonexistent/list"}, ExitUsage},
 	}
 	for _, tt := range tests {
@@ -105,6 +109,7 @@ func TestScanCommandExitCodes(t *testing.T) {
 }
 
 func TestScanCommandOGP(t *testing.T) {
+	t.Parallel()
 	p, _ := ogptest.LookupProfile("v0.91")
 	srv := ogptest.NewServer(p)
 	defer srv.Close()
@@ -114,5 +119,176 @@ func TestScanCommandOGP(t *testing.T) {
 	}
 	if code, _, _ := runGSQ(t, nil, strings.NewReader(""), nil, "scan", "--protocol", "ogp", "--dialect", "v9"); code != ExitUsage {
 		t.Errorf("bad dialect: exit %d", code)
+	}
+}
+
+// writeList writes a target list to a temporary file.
+func writeList(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "servers.txt")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// scanLines decodes the JSON lines of a scan, by target.
+func scanLines(t *testing.T, stdout string) map[string]map[string]any {
+	t.Helper()
+	lines := map[string]map[string]any{}
+	for _, l := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		var o map[string]any
+		if err := json.Unmarshal([]byte(l), &o); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		target, _ := o["target"].(string)
+		if _, dup := lines[target]; dup {
+			t.Errorf("two lines for %q", target)
+		}
+		lines[target] = o
+	}
+	return lines
+}
+
+func errorKindOf(o map[string]any) any {
+	e, _ := o["error"].(map[string]any)
+	return e["kind"]
+}
+
+// What a first-time user tries: hosts and files as arguments, a list with
+// a byte-order mark, a server listed twice, and lines that are not an
+// address.
+func TestScanFirstTime(t *testing.T) {
+	t.Parallel()
+	f := startScanFleet(t, 3)
+	a0, a1, a2 := f.Addr(0).String(), f.Addr(1).String(), f.Addr(2).String()
+	list := writeList(t, "\uFEFF"+a1+"\n  "+a1+"  # again\n[::1\n\n")
+	other := writeList(t, "# the same server again\n"+a0+"\n")
+	code, stdout, stderr := runGSQ(t, nil, nil, nil, "scan", "--info", a0, list, "@"+other, a2, ":27015")
+	if code != ExitUsage {
+		t.Errorf("exit %d, want %d for the lines that are not addresses", code, ExitUsage)
+	}
+	lines := scanLines(t, stdout)
+	for _, a := range []string{a0, a1, a2} {
+		if o := lines[a]; o == nil || o["info"] == nil || o["error"] != nil {
+			t.Errorf("%s: %v", a, o)
+		}
+	}
+	for _, bad := range []string{"[::1", ":27015"} {
+		if o := lines[bad]; errorKindOf(o) != "invalid" {
+			t.Errorf("%s: %v, want kind invalid", bad, o)
+		}
+	}
+	if len(lines) != 5 {
+		t.Errorf("%d lines, want 5 (a duplicate is asked once):\n%s", len(lines), stdout)
+	}
+	if msg := lines["[::1"]["error"].(map[string]any)["message"]; !strings.Contains(msg.(string), "servers.txt:3: ") {
+		t.Errorf("message %q does not say where the line is", msg)
+	}
+	for _, want := range []string{"scanned 3 servers", "3 answered", "2 invalid lines", "2 duplicates"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("summary lacks %q: %s", want, stderr)
+		}
+	}
+}
+
+// Plain `gsq scan` on a terminal says that it reads stdin.
+func TestScanStdinHint(t *testing.T) {
+	t.Parallel()
+	var stderr strings.Builder
+	env := testEnv(strings.NewReader(""), nil)
+	env.Stderr = &stderr
+	env.IsTerminal = func(s any) bool { return s == env.Stdin }
+	if code := env.Run(context.Background(), []string{"scan"}); code != ExitOK {
+		t.Errorf("exit %d", code)
+	}
+	if !strings.Contains(stderr.String(), "gsq: hint: reading the server list from stdin") || !strings.Contains(stderr.String(), "scanned 0 servers") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+}
+
+// Ctrl-C: every server in flight gets a canceled line, so the output
+// accounts for every server read, and gsq exits 130.
+func TestScanInterrupted(t *testing.T) {
+	t.Parallel()
+	const n = 5
+	var list strings.Builder
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	asked := make(chan struct{}, n)
+	for range n {
+		srv := newFakeA2S(t, func(byte) []byte { return nil })
+		fmt.Fprintf(&list, "localhost:%d\n", srv.conn.LocalAddr().(*net.UDPAddr).Port)
+		go func() {
+			<-srv.got
+			asked <- struct{}{}
+		}()
+	}
+	go func() {
+		for range n {
+			<-asked
+		}
+		cancel() // every server is in flight
+	}()
+	code, stdout, stderr := runGSQ(t, ctx, strings.NewReader(list.String()), nil, "scan", "--timeout", "1h", "--deadline", "10h")
+	if code != ExitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, ExitInterrupted, stderr)
+	}
+	lines := scanLines(t, stdout)
+	for _, target := range strings.Fields(list.String()) {
+		if errorKindOf(lines[target]) != "canceled" {
+			t.Errorf("%s: %v, want canceled", target, lines[target])
+		}
+	}
+	if len(lines) != n || !strings.Contains(stderr, "5 canceled servers") {
+		t.Errorf("%d lines; stderr %s", len(lines), stderr)
+	}
+}
+
+// --deadline bounds the engine's schedule: fewer retries, then shorter
+// waits.
+func TestFitDeadline(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		deadline, timeout time.Duration
+		retries, sections int
+		wantTimeout       time.Duration
+		wantRetries       int
+	}{
+		{12 * time.Second, time.Second, 3, 3, time.Second, 3},
+		{6 * time.Second, time.Second, 3, 3, time.Second, 1},
+		{2 * time.Second, time.Second, 3, 3, 666666666, 0},
+		{2 * time.Second, time.Second, 3, 1, time.Second, 1},
+	} {
+		timeout, retries := fitDeadline(tt.deadline, tt.timeout, tt.retries, tt.sections)
+		if timeout != tt.wantTimeout || retries != tt.wantRetries {
+			t.Errorf("fitDeadline(%v, %v, %d, %d) = %v, %d; want %v, %d", tt.deadline, tt.timeout, tt.retries, tt.sections,
+				timeout, retries, tt.wantTimeout, tt.wantRetries)
+		}
+	}
+}
+
+// A line too long to be an address is reported, and counted for the
+// progress line, which a terminal shows.
+func TestScanLongLineAndProgress(t *testing.T) {
+	t.Parallel()
+	f := startScanFleet(t, 2)
+	list := writeList(t, f.Addr(0).String()+"\n"+strings.Repeat("x", 2000)+"\n"+f.Addr(1).String()+"\n")
+	var stdout, stderr strings.Builder
+	env := testEnv(nil, nil)
+	env.Stdout, env.Stderr = &stdout, &stderr
+	env.IsTerminal = func(s any) bool { return s == env.Stderr }
+	if code := env.Run(context.Background(), []string{"scan", "--info", list}); code != ExitUsage {
+		t.Errorf("exit %d, want %d", code, ExitUsage)
+	}
+	lines := scanLines(t, stdout.String())
+	if len(lines) != 3 || errorKindOf(lines[strings.Repeat("x", 64)+"..."]) != "invalid" {
+		t.Errorf("lines: %v", lines)
+	}
+	if !strings.Contains(stderr.String(), "scanning [") || !strings.Contains(stderr.String(), "/3, ") {
+		t.Errorf("no progress line for 3 lines: %q", stderr.String())
 	}
 }

@@ -2,9 +2,9 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/netip"
 	"strings"
@@ -15,12 +15,16 @@ import (
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/a2stest"
+	"github.com/gsq-project/gsq/internal/sim"
 	"github.com/gsq-project/gsq/ogp"
 	"github.com/gsq-project/gsq/rcon"
-	"github.com/gsq-project/gsq/sim"
 )
 
 func init() { register(newServeCmd) }
+
+// shutdownGrace is how long gsq serve lets open RCON sessions finish once
+// interrupted.
+const shutdownGrace = 5 * time.Second
 
 // simConfig is everything a simulated server needs to start.
 type simConfig struct {
@@ -38,55 +42,39 @@ type simConfig struct {
 	logf         func(format string, args ...any)
 }
 
-// simulation is a running simulated game server: A2S and OGP share one UDP
-// socket (both start with 0xFFFFFFFF; OGP continues with "OGP\x00"), and
-// RCON listens on TCP at the same port.
-type simulation struct {
-	udp  *net.UDPConn
-	tcp  net.Listener
-	a2s  *a2s.Server
-	ogp  *ogp.Server
-	rcon *rcon.Server
-	wg   sync.WaitGroup
-}
-
-// startSimulation listens and serves in the background until Shutdown.
-func startSimulation(cfg simConfig) (*simulation, error) {
+// startSimulation listens on cfg.addr and serves in the background until
+// Shutdown: A2S and OGP on the UDP port, RCON on TCP at the same port.
+func startSimulation(cfg simConfig) (*sim.Server, error) {
 	udpAddr, err := net.ResolveUDPAddr("udp", cfg.addr)
 	if err != nil {
 		return nil, usageError("--addr %q: %v", cfg.addr, err)
 	}
-	udp, tcp, err := listenPair(udpAddr, !cfg.noRCON)
+	s, err := sim.Listen(udpAddr, !cfg.noRCON)
 	if err != nil {
 		return nil, err
 	}
-	s := &simulation{udp: udp, tcp: tcp}
-	port := uint16(udp.LocalAddr().(*net.UDPAddr).Port)
+	port := s.Addr().Port()
 
 	var handler a2s.Handler
 	if cfg.ownContent {
 		info, players, rules := cfg.content.A2S(port)
 		h, err := a2s.NewStaticHandler(info, players, rules)
 		if err != nil {
-			udp.Close()
-			if tcp != nil {
-				tcp.Close()
-			}
+			s.Shutdown(context.Background())
 			return nil, usageError("content cannot be served over A2S: %v", err)
 		}
 		handler = h
 	}
-	s.a2s = cfg.profile.NewA2SServer(handler)
-	if cfg.noChallenge {
-		s.a2s.NoChallenge = true
-	}
-	s.a2s.AcceptPaddedInfo = cfg.acceptPadded
+	r := cfg.profile.NewResponder(handler)
+	r.Server.NoChallenge = r.Server.NoChallenge || cfg.noChallenge
+	r.Server.AcceptPaddedInfo = cfg.acceptPadded
 	if cfg.rateLimit != 0 {
-		s.a2s.RateLimit = cfg.rateLimit
+		r.Server.RateLimit = cfg.rateLimit
 	}
+	s.Mux.A2S = r
 	if !cfg.noOGP {
 		answer := cfg.content.OGP(port)
-		s.ogp = &ogp.Server{
+		s.Mux.OGP = &ogp.Server{
 			NoChallenge: cfg.noChallenge,
 			RateLimit:   cfg.rateLimit,
 			Handler: ogp.HandlerFunc(func(netip.AddrPort, *ogp.Query) (*ogp.Answer, error) {
@@ -94,93 +82,18 @@ func startSimulation(cfg simConfig) (*simulation, error) {
 			}),
 		}
 	}
-	if tcp != nil {
-		s.rcon = &rcon.Server{
+	if !cfg.noRCON {
+		s.RCON = &rcon.Server{
 			Password: cfg.rconPassword,
 			Dialect:  cfg.rconDialect,
 			Handler:  cfg.content.RCON(),
 			Logf:     cfg.logf,
 		}
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			if err := s.rcon.Serve(tcp); err != nil && !errors.Is(err, rcon.ErrServerClosed) && cfg.logf != nil {
-				cfg.logf("rcon: %v", err)
-			}
-		}()
 	}
-	writer := cfg.profile.WrapWriter(udp)
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		s.serveUDP(writer)
-	}()
+	s.WrapWriter = cfg.profile.WrapWriter
+	s.Logf = cfg.logf
+	s.Start()
 	return s, nil
-}
-
-// listenPair listens on UDP at addr and, with tcp, on TCP at the same
-// port. When addr asks for any free port (0), the UDP port the kernel picks
-// may be taken on TCP, so it tries a few ports before giving up.
-func listenPair(addr *net.UDPAddr, tcp bool) (*net.UDPConn, net.Listener, error) {
-	tries := 1
-	if addr.Port == 0 {
-		tries = 20
-	}
-	var lastErr error
-	for range tries {
-		udp, err := net.ListenUDP("udp", addr)
-		if err != nil {
-			return nil, nil, err // a *net.OpError: "listen udp ADDR: ..."
-		}
-		if !tcp {
-			return udp, nil, nil
-		}
-		l, err := net.Listen("tcp", udp.LocalAddr().String())
-		if err == nil {
-			return udp, l, nil
-		}
-		udp.Close()
-		lastErr = err
-	}
-	return nil, nil, lastErr
-}
-
-// serveUDP reads datagrams until the socket closes and hands each to the
-// protocol it belongs to.
-func (s *simulation) serveUDP(w a2s.PacketWriter) {
-	buf := make([]byte, 64*1024)
-	for {
-		n, from, err := s.udp.ReadFromUDPAddrPort(buf)
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			continue // a transient error such as ICMP feedback
-		}
-		b := buf[:n]
-		if ogp.Is(b) {
-			if s.ogp != nil {
-				s.ogp.HandlePacket(w, from, b)
-			}
-			continue
-		}
-		s.a2s.HandlePacket(w, from, b)
-	}
-}
-
-// Addr is the address the simulation serves on (UDP and TCP).
-func (s *simulation) Addr() netip.AddrPort { return s.udp.LocalAddr().(*net.UDPAddr).AddrPort() }
-
-// Shutdown stops serving: UDP at once, RCON after open sessions end or ctx
-// expires.
-func (s *simulation) Shutdown(ctx context.Context) error {
-	s.udp.Close()
-	var err error
-	if s.rcon != nil {
-		err = s.rcon.Shutdown(ctx)
-	}
-	s.wg.Wait()
-	return err
 }
 
 type serveOptions struct {
@@ -207,8 +120,15 @@ type serveOptions struct {
 	loss         float64
 	reorder      float64
 	duplicate    float64
-	seed         int64
+	seed         uint64
 }
+
+// fleetOnlyFlags apply to --fleet only, and singleOnlyFlags to one server.
+var (
+	fleetOnlyFlags  = []string{"base-port", "loss", "reorder", "duplicate", "seed"}
+	singleOnlyFlags = []string{"addr", "config", "name", "map", "game", "folder", "app-id", "max-players", "player", "rule",
+		"profile", "accept-padded-info", "rate-limit", "no-ogp", "no-rcon", "rcon-password", "rcon-dialect"}
+)
 
 func newServeCmd(env *Env) *cobra.Command {
 	o := &serveOptions{}
@@ -225,9 +145,17 @@ rules: [{name, value}]). --profile picks a quirk profile (how the server
 talks: challenges, splits, GoldSource double replies, loss, ...); without
 content flags it also serves the profile's own content.
 
+Queries need a challenge, as on servers since 2020, and until a client
+proves it no reply is larger than its request (--no-challenge and the
+legacy and banned profiles skip the challenge, as the servers they play
+do). One address may send 25 A2S and 50 OGP requests a second (bursts of
+twice that) unless --rate-limit says otherwise. Once interrupted, the
+server stops answering UDP at once and gives open RCON sessions up to 5 s.
+
 With --fleet N it runs N servers on ports --base-port to --base-port+N-1,
 each with its own name, players and rules, answering A2S and OGP v0.91 on
-its port (no RCON); --loss, --reorder and --duplicate inject faults.
+its port (no RCON, no rate limit, one file descriptor each); --loss,
+--reorder and --duplicate inject faults, drawn from --seed.
 
 The RCON password comes from --rcon-password or GSQ_RCON_PASSWORD; without
 one, RCON refuses every login.
@@ -251,40 +179,48 @@ Profiles:
 	f.StringVar(&o.mapName, "map", "", "map name")
 	f.StringVar(&o.game, "game", "", "game description")
 	f.StringVar(&o.folder, "folder", "", "game folder (mod directory)")
-	f.Uint32Var(&o.appID, "app-id", 0, "Steam AppID")
-	f.IntVar(&o.maxPlayers, "max-players", 0, "player slots")
+	f.Var(&numberFlag[uint32]{p: &o.appID, min: 0, max: math.MaxUint32}, "app-id", "Steam `AppID`")
+	f.Var(&numberFlag[int]{p: &o.maxPlayers, min: 0, max: 65535}, "max-players", "player `slots`")
 	f.StringArrayVar(&o.players, "player", nil, "a player, NAME[:SCORE[:DURATION]] (repeatable)")
 	f.StringArrayVar(&o.rules, "rule", nil, "a rule, NAME=VALUE (repeatable)")
 	f.StringVar(&o.profile, "profile", "", "quirk profile: "+strings.Join(a2stest.ProfileNames(), ", "))
 	f.BoolVar(&o.noChallenge, "no-challenge", false, "answer without challenges, like pre-2020 servers (no amplification protection)")
 	f.BoolVar(&o.acceptPadded, "accept-padded-info", false, "answer A2S_INFO requests padded to 1200 bytes without a challenge, when the reply is no larger")
-	f.Float64Var(&o.rateLimit, "rate-limit", 0, "requests per second accepted from one address (0 = default, negative = off)")
+	f.Var(&numberFlag[float64]{p: &o.rateLimit, min: math.Inf(-1), max: math.Inf(1)}, "rate-limit", "`requests` per second accepted from one address (0 = default: 25 for A2S, 50 for OGP; negative = off)")
 	f.BoolVar(&o.noOGP, "no-ogp", false, "do not answer OGP")
 	f.BoolVar(&o.noRCON, "no-rcon", false, "do not listen for RCON")
 	f.StringVar(&o.rconPassword, "rcon-password", "", "RCON password (or GSQ_RCON_PASSWORD)")
 	f.StringVar(&o.rconDialect, "rcon-dialect", "source", "RCON dialect: source, cs2 or minecraft")
-	f.IntVar(&o.fleet, "fleet", 0, "run N simulated A2S and OGP servers instead of one")
-	f.IntVar(&o.basePort, "base-port", 20000, "first port of the fleet (keep the fleet below 32768, where Linux hands out ephemeral ports)")
-	f.Float64Var(&o.loss, "loss", 0, "fleet: probability that a reply datagram is dropped")
-	f.Float64Var(&o.reorder, "reorder", 0, "fleet: probability that a reply datagram is held back behind the next")
-	f.Float64Var(&o.duplicate, "duplicate", 0, "fleet: probability that a reply datagram is sent twice")
-	f.Int64Var(&o.seed, "seed", 1, "fleet: seed of the fault injection")
+	f.Var(&numberFlag[int]{p: &o.fleet, min: 1, max: 65535}, "fleet", "run `N` simulated A2S and OGP servers instead of one")
+	o.basePort = 20000
+	f.Var(&numberFlag[int]{p: &o.basePort, min: 1, max: 65535}, "base-port", "first `port` of the fleet (keep the fleet below 32768, where Linux hands out ephemeral ports)")
+	f.Var(&numberFlag[float64]{p: &o.loss, min: 0, max: 1}, "loss", "fleet: `probability` that a reply datagram is dropped")
+	f.Var(&numberFlag[float64]{p: &o.reorder, min: 0, max: 1}, "reorder", "fleet: `probability` that a reply datagram is held back behind the next (2 ms at most)")
+	f.Var(&numberFlag[float64]{p: &o.duplicate, min: 0, max: 1}, "duplicate", "fleet: `probability` that a reply datagram is sent twice")
+	o.seed = 1
+	f.Var(&numberFlag[uint64]{p: &o.seed, min: 0, max: math.MaxUint64}, "seed", "fleet: `seed` of the fault injection")
+	_ = cmd.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(a2stest.ProfileNames(), cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("rcon-dialect", cobra.FixedCompletions([]string{"source", "cs2", "minecraft"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
 func runServe(ctx context.Context, env *Env, cmd *cobra.Command, o *serveOptions) error {
-	for _, p := range []struct {
-		name string
-		v    float64
-	}{{"--loss", o.loss}, {"--reorder", o.reorder}, {"--duplicate", o.duplicate}} {
-		if p.v < 0 || p.v > 1 {
-			return usageError("%s must be between 0 and 1", p.name)
+	fleet := cmd.Flags().Changed("fleet")
+	wrong, why := singleOnlyFlags, "does not apply to --fleet"
+	if !fleet {
+		wrong, why = fleetOnlyFlags, "applies to --fleet only (a single server takes --profile lossy)"
+	}
+	for _, name := range wrong {
+		if cmd.Flags().Changed(name) {
+			return usageError("--%s %s", name, why)
 		}
 	}
-	if o.fleet != 0 {
-		return runFleet(ctx, env, o)
+	// The servers log from their own goroutines: one lock for stderr.
+	stderr := &lockedWriter{w: env.Stderr}
+	if fleet {
+		return runFleet(ctx, stderr, o)
 	}
-	cfg, err := serveConfig(env, cmd, o)
+	cfg, err := serveConfig(env, stderr, cmd, o)
 	if err != nil {
 		return err
 	}
@@ -292,17 +228,17 @@ func runServe(ctx context.Context, env *Env, cmd *cobra.Command, o *serveOptions
 	if err != nil {
 		return err
 	}
-	describeSimulation(env.Stderr, s, cfg)
+	describeSimulation(stderr, s, cfg)
 	<-ctx.Done()
-	fmt.Fprintln(env.Stderr, "gsq: shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	fmt.Fprintln(stderr, "gsq: shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	return s.Shutdown(shutdownCtx)
 }
 
 // serveConfig turns the flags into a simConfig: profile first, then the
 // file, then the content flags on top.
-func serveConfig(env *Env, cmd *cobra.Command, o *serveOptions) (simConfig, error) {
+func serveConfig(env *Env, stderr io.Writer, cmd *cobra.Command, o *serveOptions) (simConfig, error) {
 	cfg := simConfig{
 		addr:         o.addr,
 		content:      sim.Default(),
@@ -313,7 +249,7 @@ func serveConfig(env *Env, cmd *cobra.Command, o *serveOptions) (simConfig, erro
 		noRCON:       o.noRCON,
 		rconPassword: o.rconPassword,
 		logf: func(format string, args ...any) {
-			fmt.Fprintf(env.Stderr, "gsq: "+format+"\n", args...)
+			fmt.Fprintf(stderr, "gsq: "+format+"\n", args...)
 		},
 	}
 	if cfg.rconPassword == "" {
@@ -325,8 +261,8 @@ func serveConfig(env *Env, cmd *cobra.Command, o *serveOptions) (simConfig, erro
 	}
 	cfg.rconDialect = dialect
 	if o.profile != "" {
-		p, ok := a2stest.ProfileByName(o.profile)
-		if !ok {
+		p, err := a2stest.LookupProfile(o.profile)
+		if err != nil {
 			return cfg, usageError("unknown profile %q (known: %s)", o.profile, strings.Join(a2stest.ProfileNames(), ", "))
 		}
 		cfg.profile = p
@@ -381,8 +317,20 @@ func serveConfig(env *Env, cmd *cobra.Command, o *serveOptions) (simConfig, erro
 	return cfg, nil
 }
 
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
 // describeSimulation prints what a simulation serves, on stderr.
-func describeSimulation(w io.Writer, s *simulation, cfg simConfig) {
+func describeSimulation(w io.Writer, s *sim.Server, cfg simConfig) {
 	addr := s.Addr()
 	fmt.Fprintf(w, "gsq: serving on %s\n", addr)
 	fmt.Fprintf(w, "gsq:   a2s   udp %s", addr)
@@ -395,10 +343,10 @@ func describeSimulation(w io.Writer, s *simulation, cfg simConfig) {
 		fmt.Fprint(w, ", padded INFO answered without a challenge")
 	}
 	fmt.Fprintln(w)
-	if s.ogp != nil {
+	if s.Mux.OGP != nil {
 		fmt.Fprintf(w, "gsq:   ogp   udp %s\n", addr)
 	}
-	if s.rcon != nil {
+	if s.RCON != nil {
 		auth := "password set"
 		if cfg.rconPassword == "" {
 			auth = "no password: every login is refused"
@@ -407,7 +355,11 @@ func describeSimulation(w io.Writer, s *simulation, cfg simConfig) {
 	}
 	if cfg.ownContent {
 		c := cfg.content
-		fmt.Fprintf(w, "gsq:   %q on %s, %d/%d players, %d rules\n", c.Name, c.Map, len(c.Players), c.MaxPlayers, len(c.Rules))
+		rules := fmt.Sprintf("%d rules", len(c.Rules))
+		if len(c.Rules) == 1 {
+			rules = "1 rule"
+		}
+		fmt.Fprintf(w, "gsq:   %q on %s, %d/%d players, %s\n", c.Name, c.Map, len(c.Players), c.MaxPlayers, rules)
 	} else {
 		fmt.Fprintf(w, "gsq:   the %s profile's own content\n", cfg.profile.Name)
 	}

@@ -3,13 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 
-	"github.com/gsq-project/gsq/sim"
+	"github.com/gsq-project/gsq/internal/sim"
 )
 
 // runFleet serves o.fleet simulated A2S and OGP servers until ctx ends.
-func runFleet(ctx context.Context, env *Env, o *serveOptions) error {
-	if o.fleet < 0 || o.basePort < 1 || o.basePort+o.fleet-1 > 65535 {
+func runFleet(ctx context.Context, stderr io.Writer, o *serveOptions) error {
+	if o.basePort+o.fleet-1 > 65535 {
 		return usageError("--fleet %d from --base-port %d does not fit in ports 1-65535", o.fleet, o.basePort)
 	}
 	cfg := sim.FleetConfig{
@@ -22,6 +23,6 @@ func runFleet(ctx context.Context, env *Env, o *serveOptions) error {
 		Seed:      o.seed,
 		Challenge: !o.noChallenge,
 	}
-	logf := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "gsq: "+format+"\n", args...) }
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "gsq: "+format+"\n", args...) }
 	return sim.RunFleet(ctx, cfg, logf)
 }

@@ -1,0 +1,214 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/a2s/a2stest"
+	"github.com/gsq-project/gsq/internal/sim"
+)
+
+// goInternals are the marks of a Go error shown as is to a user.
+var goInternals = regexp.MustCompile(`strconv\.|reflect|sim\.|time\.Duration|into (u?int|float|bool|string)|yaml: unmarshal`)
+
+func TestServeUsageErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	config := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--fleet", "0"}, `--fleet: invalid value "0": want a whole number from 1 to 65535`},
+		{[]string{"--fleet", "-5"}, `--fleet: invalid value "-5": want a whole number from 1 to 65535`},
+		{[]string{"--fleet", "10", "--base-port", "65530"}, "does not fit in ports 1-65535"},
+		{[]string{"--fleet", "2", "--loss", "abc"}, `--loss: invalid value "abc": want a number from 0 to 1`},
+		{[]string{"--fleet", "2", "--reorder", "NaN"}, `--reorder: invalid value "NaN": want a number from 0 to 1`},
+		{[]string{"--fleet", "2", "--seed", "-1"}, `--seed: invalid value "-1": want a whole number of 0 or more`},
+		{[]string{"--fleet", "2", "--profile", "lossy"}, "--profile does not apply to --fleet"},
+		{[]string{"--loss", "0.1"}, "--loss applies to --fleet only"},
+		{[]string{"--rate-limit", "fast"}, `--rate-limit: invalid value "fast": want a number`},
+		{[]string{"--app-id", "-1"}, `--app-id: invalid value "-1": want a whole number from 0 to 4294967295`},
+		{[]string{"--max-players", "70000"}, `--max-players: invalid value "70000": want a whole number from 0 to 65535`},
+		{[]string{"--player", "Alice:1:5x"}, `"5x" is not a duration such as 90s or 5m`},
+		{[]string{"--profile", "nope"}, "unknown profile \"nope\" (known: modern, legacy"},
+		{[]string{"--config", config("key.yaml", "name: x\nmapp: de_dust\n")},
+			`key.yaml: unknown key "mapp" (line 2); known keys: name, map, folder, game, app_id, max_players`},
+		{[]string{"--config", config("player.yaml", "players:\n  - name: A\n    scor: 5\n")},
+			`unknown key "scor" in players (line 3); known keys: name, score, duration`},
+		{[]string{"--config", config("int.yaml", "max_players: many\n")}, `max_players (line 1): "many" is not a whole number`},
+		{[]string{"--config", config("duration.yaml", "players:\n  - duration: 5x\n")}, `duration (line 2): "5x" is not a duration such as 90s or 5m`},
+		{[]string{"--config", config("list.yaml", "rules: 3\n")}, "rules (line 1): want a list"},
+		{[]string{"--config", config("range.yaml", "max_players: 70000\n")}, "max_players 70000 out of range 0-65535"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			t.Parallel()
+			code, _, stderr := runGSQ(t, nil, nil, nil, append([]string{"serve"}, tc.args...)...)
+			if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr, ExitUsage, tc.want)
+			}
+			if m := goInternals.FindString(stderr); m != "" {
+				t.Errorf("Go internals (%q) in:\n%s", m, stderr)
+			}
+		})
+	}
+}
+
+// startTestSimulation starts cfg's simulation on a free loopback port,
+// shut down after the test.
+func startTestSimulation(t *testing.T, cfg simConfig) *sim.Server {
+	t.Helper()
+	cfg.addr = "127.0.0.1:0"
+	s, err := startSimulation(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := s.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	return s
+}
+
+// TestServeBannedNoAmplification: gsq serve --profile banned answers a
+// 5-byte query with at most 15 bytes, and an INFO query with the whole ban.
+func TestServeBannedNoAmplification(t *testing.T) {
+	t.Parallel()
+	p, err := a2stest.LookupProfile("banned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startTestSimulation(t, simConfig{profile: p, noRCON: true, content: sim.Default()})
+	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(s.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	info, _ := a2s.Request{Type: a2s.TypeInfoRequest}.AppendBinary(nil)
+	for _, req := range [][]byte{[]byte("\xff\xff\xff\xffU"), info} {
+		if _, err := c.Write(req); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 2048)
+		c.SetReadDeadline(time.Now().Add(10 * time.Second)) // a hang guard
+		n, err := c.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := a2s.ParseBanned(buf[:n])
+		if err != nil || n > 3*len(req) || n > len(req)+32 {
+			t.Errorf("%d-byte query answered with %d bytes (%q, %v)", len(req), n, buf[:n], err)
+		}
+		if len(req) == len(info) && string(text) != string(p.Banned) {
+			t.Errorf("INFO query: ban text %q", text)
+		}
+	}
+}
+
+// TestServeProfiles: every profile, served by gsq serve, answers an a2s
+// client with its own content (the bzip2 one through a compressed split).
+func TestServeProfiles(t *testing.T) {
+	t.Parallel()
+	for _, p := range a2stest.Profiles() {
+		if p.Banned != nil {
+			continue
+		}
+		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
+			p.RateLimit = -1
+			s := startTestSimulation(t, simConfig{profile: p, noRCON: true, content: sim.Default()})
+			c := &a2s.Client{Timeout: 2 * time.Second}
+			defer c.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			rules, err := c.Rules(ctx, s.Addr())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := a2stest.DefaultRules()
+			if p.Rules != nil {
+				want = p.Rules
+			}
+			if len(rules.List) != len(want.List) {
+				t.Errorf("%d rules, want %d", len(rules.List), len(want.List))
+			}
+		})
+	}
+}
+
+// lineWriter sends each write to a channel: a reader can wait for a line.
+type lineWriter chan string
+
+func (w lineWriter) Write(b []byte) (int, error) {
+	w <- string(b)
+	return len(b), nil
+}
+
+func TestServeFleet(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for try := 0; ; try++ {
+		base := 10000 + rand.IntN(22000) // below the ephemeral ports
+		lines := make(lineWriter, 8)
+		done := make(chan error, 1)
+		go func() { done <- runFleet(ctx, lines, &serveOptions{fleet: 3, basePort: base, seed: 1}) }()
+		select {
+		case err := <-done:
+			if try < 20 && strings.Contains(err.Error(), "in use") {
+				continue
+			}
+			t.Fatalf("fleet: %v", err)
+		case line := <-lines:
+			if want := fmt.Sprintf("3 simulated A2S and OGP servers on 127.0.0.1:%d-%d", base, base+2); !strings.Contains(line, want) {
+				t.Errorf("fleet says %q, want %q", line, want)
+			}
+		}
+		c := &a2s.Client{Timeout: 2 * time.Second}
+		defer c.Close()
+		qctx, qcancel := context.WithTimeout(ctx, 30*time.Second)
+		defer qcancel()
+		res, err := c.Info(qctx, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(base+2)))
+		if err != nil || string(res.Info.Name) != "gsq fleet server #2" {
+			t.Fatalf("fleet server 2: %v, %+v", err, res)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("fleet returned %v", err)
+		}
+		return
+	}
+}
+
+func TestServeHelpSaysBannedSkipsChallenge(t *testing.T) {
+	t.Parallel()
+	_, stdout, _ := runGSQ(t, nil, nil, nil, "serve", "--help")
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "banned ") {
+			if !strings.Contains(line, "without a challenge") {
+				t.Errorf("the banned profile's help does not say it skips the challenge: %q", line)
+			}
+			return
+		}
+	}
+	t.Errorf("no banned profile in the help:\n%s", stdout)
+}

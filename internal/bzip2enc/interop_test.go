@@ -1,0 +1,33 @@
+//go:build interop
+
+package bzip2enc
+
+import (
+	"bytes"
+	"os/exec"
+	"testing"
+)
+
+// TestInteropReference decompresses every input with the reference bzip2
+// command (libbz2), which checks the block and stream CRCs.
+func TestInteropReference(t *testing.T) {
+	bin, err := exec.LookPath("bzip2")
+	if err != nil {
+		t.Skip("no bzip2 command")
+	}
+	for name, in := range inputs() {
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(bin, "-dc")
+			cmd.Stdin = bytes.NewReader(Compress(nil, in))
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("bzip2 -dc: %v: %s", err, stderr.Bytes())
+			}
+			if !bytes.Equal(out, in) {
+				t.Fatalf("bzip2 -dc gave %d bytes for %d", len(out), len(in))
+			}
+		})
+	}
+}

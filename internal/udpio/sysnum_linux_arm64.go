@@ -1,0 +1,5 @@
+package udpio
+
+import "syscall"
+
+const sysSendmmsg = syscall.SYS_SENDMMSG

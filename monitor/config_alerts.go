@@ -1,0 +1,378 @@
+package monitor
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// AlertKind is what an alert rule watches for.
+type AlertKind string
+
+// The kinds of alert rules.
+const (
+	AlertDown    AlertKind = "down"    // the server went down
+	AlertUp      AlertKind = "up"      // the server came back after a down alert
+	AlertPlayers AlertKind = "players" // the player count crossed a threshold
+	AlertMap     AlertKind = "map"     // the map changed
+	AlertJoin    AlertKind = "join"    // a player whose name matches joined
+	AlertLeave   AlertKind = "leave"   // a player whose name matches left
+)
+
+// Direction is which crossings of a threshold a players rule alerts on.
+type Direction string
+
+// The directions of a players rule.
+const (
+	Rising  Direction = "rising"  // the count reached the threshold
+	Falling Direction = "falling" // the count fell back (threshold - hysteresis or fewer)
+	Both    Direction = "both"
+)
+
+// Rule is one alert rule.
+type Rule struct {
+	On AlertKind
+	// Threshold, Hysteresis and Direction are a players rule's: the count
+	// is high at Threshold or more and low again at Threshold-Hysteresis
+	// or fewer; the rule alerts when the count goes from one to the other
+	// in Direction. Between the two, nothing changes, so a count hovering
+	// at the threshold does not alert again and again.
+	Threshold  int
+	Hysteresis int
+	Direction  Direction
+	// Player is a join or leave rule's pattern, matched against player
+	// names (RE2 syntax, unanchored: use ^...$ for a whole name).
+	Player *regexp.Regexp
+	// Webhooks are the names of the webhooks this rule sends to; empty
+	// means all of them.
+	Webhooks []string
+	// Cooldown is the least time between two alerts of this rule for one
+	// server (for join and leave: for one player). What changes within it
+	// is reported when it ends, if still true. An up alert that answers a
+	// down alert is never held back.
+	Cooldown time.Duration
+
+	setCooldown bool
+	node        *yaml.Node // where the rule is, for messages: a position only
+	path        string
+}
+
+// String describes the rule, in the config's words. Two rules with the
+// same String alert on the same things.
+func (r Rule) String() string {
+	var b strings.Builder
+	b.WriteString(string(r.On))
+	switch r.On {
+	case AlertPlayers:
+		fmt.Fprintf(&b, " %s %d (hysteresis %d)", r.Direction, r.Threshold, r.Hysteresis)
+	case AlertJoin, AlertLeave:
+		if r.Player != nil {
+			fmt.Fprintf(&b, " %q", r.Player.String())
+		}
+	}
+	if len(r.Webhooks) > 0 {
+		fmt.Fprintf(&b, " to %s", strings.Join(r.Webhooks, ", "))
+	}
+	if r.Cooldown > 0 {
+		fmt.Fprintf(&b, " every %s at most", FormatDuration(r.Cooldown))
+	}
+	return b.String()
+}
+
+// key identifies what the rule watches, whatever its webhooks and
+// cooldown: a reload that changes only those keeps what it announced.
+func (r Rule) key() string {
+	k := r
+	k.Webhooks, k.Cooldown = nil, 0
+	return k.String()
+}
+
+// resolveCooldown gives a rule that sets no cooldown the config's.
+func (r *Rule) resolveCooldown(d time.Duration) {
+	if !r.setCooldown {
+		r.Cooldown = d
+	}
+}
+
+// needsPlayers reports whether the rule needs player names.
+func (r Rule) needsPlayers() bool { return r.On == AlertJoin || r.On == AlertLeave }
+
+// sendsTo reports whether the rule sends to the webhook named name.
+func (r Rule) sendsTo(name string) bool {
+	return len(r.Webhooks) == 0 || contains(r.Webhooks, name)
+}
+
+// DefaultHysteresis is the hysteresis of a players rule that sets none:
+// a tenth of the threshold, at least 2, and at most the threshold (so
+// that a threshold of 1 means "someone is on" and "nobody is").
+func DefaultHysteresis(threshold int) int {
+	return min(threshold, max(2, (threshold+9)/10))
+}
+
+// ruleKeys are the keys each kind of rule takes, besides on, webhooks and
+// cooldown.
+var ruleKeys = map[AlertKind][]string{
+	AlertPlayers: {"threshold", "direction", "hysteresis"},
+	AlertJoin:    {"player"},
+	AlertLeave:   {"player"},
+}
+
+// rules reads a list of alert rules.
+func (d *draft) rules(m *mapping, key string) []Rule {
+	out := []Rule{}
+	seen := map[string]string{}
+	m.list(key, func(path string, item *yaml.Node) {
+		r, ok := d.rule(path, item)
+		if !ok {
+			return
+		}
+		if prev, dup := seen[r.String()]; dup {
+			d.p.at(item, path, "the same alert as %s", prev)
+			return
+		}
+		seen[r.String()] = path
+		out = append(out, r)
+	})
+	return out
+}
+
+// rule reads one alert rule: a mapping with "on", or for the rules that
+// take no settings, the kind alone ("- down").
+func (d *draft) rule(path string, n *yaml.Node) (Rule, bool) {
+	r := Rule{node: &yaml.Node{Line: n.Line, Column: n.Column}, path: path}
+	if s := resolve(n); s != nil && s.Kind == yaml.ScalarNode && !isNull(s) {
+		switch k := AlertKind(strings.ToLower(s.Value)); k {
+		case AlertDown, AlertUp, AlertMap:
+			r.On = k
+			return r, true
+		case AlertPlayers:
+			d.p.at(n, path, "a players alert needs a threshold: write it as {on: players, threshold: 20}")
+		case AlertJoin, AlertLeave:
+			d.p.at(n, path, "a %s alert needs a player pattern: write it as {on: %s, player: '^Alice$'}", k, k)
+		default:
+			d.p.at(n, path, "%q is not an alert: use down, up, players, map, join or leave", s.Value)
+		}
+		return r, false
+	}
+	m := newMapping(&d.p, path, n)
+	if m == nil {
+		return r, false
+	}
+	var on string
+	if !m.str("on", &on) {
+		return r, false
+	}
+	ok := true
+	switch r.On = AlertKind(strings.ToLower(on)); r.On {
+	case AlertDown, AlertUp, AlertMap:
+	case AlertPlayers:
+		ok = d.playersRule(m, &r)
+	case AlertJoin, AlertLeave:
+		if ok = m.regex("player", &r.Player); ok && r.Player == nil {
+			d.p.at(n, path, "a %s alert needs player: a regular expression on the player's name, such as '^Alice$'", r.On)
+			ok = false
+		}
+	case "":
+		d.p.at(n, path, "needs on: down, up, players, map, join or leave")
+		return r, false
+	default:
+		d.p.at(m.get("on"), m.sub("on"), "%q is not an alert: use down, up, players, map, join or leave", on)
+		return r, false
+	}
+	if m.has("webhooks") {
+		ok = m.stringList("webhooks", &r.Webhooks) && ok
+	}
+	if m.has("cooldown") {
+		r.setCooldown = m.duration("cooldown", &r.Cooldown, 0, 7*24*time.Hour)
+		ok = ok && r.setCooldown
+	}
+	// Keys of other kinds of rule get a better word than "unknown".
+	for kind, keys := range ruleKeys {
+		for _, k := range keys {
+			if kind != r.On && m.has(k) && !contains(ruleKeys[r.On], k) && !contains(m.asked, k) {
+				m.get(k)
+				d.p.at(m.vals[k], m.sub(k), "applies to %s alerts, not %s", kind, r.On)
+				ok = false
+			}
+		}
+	}
+	m.done()
+	return r, ok
+}
+
+func (d *draft) playersRule(m *mapping, r *Rule) bool {
+	if !m.has("threshold") {
+		d.p.at(m.node, m.path, "a players alert needs a threshold: the player count it watches for")
+		return false
+	}
+	if !m.integer("threshold", &r.Threshold, 1, 1_000_000) {
+		return false
+	}
+	r.Direction = Both
+	if m.has("direction") {
+		var s string
+		m.str("direction", &s)
+		switch dir := Direction(strings.ToLower(s)); dir {
+		case Rising, Falling, Both:
+			r.Direction = dir
+		default:
+			d.p.at(m.get("direction"), m.sub("direction"), "must be rising, falling or both, not %q", s)
+			return false
+		}
+	}
+	r.Hysteresis = DefaultHysteresis(r.Threshold)
+	return m.integer("hysteresis", &r.Hysteresis, 1, r.Threshold)
+}
+
+// Format is the shape of a webhook's requests.
+type Format string
+
+// The webhook formats.
+const (
+	FormatJSON    Format = "json"    // gsq's own: the Alert object (docs/monitor-config.md)
+	FormatDiscord Format = "discord" // a Discord execute-webhook message
+	FormatSlack   Format = "slack"   // a Slack incoming-webhook message
+)
+
+// Webhook is where alerts are sent.
+type Webhook struct {
+	// Name is what rules call the webhook by.
+	Name string
+	// URL receives a POST per alert. It is a secret (Discord's and Slack's
+	// carry their token): logs show only its scheme and host.
+	URL    string
+	Format Format
+	// Headers are added to every request (an Authorization for a generic
+	// receiver, say); their values are secrets too.
+	Headers map[string]string
+}
+
+// String names the webhook without its secrets.
+func (w Webhook) String() string {
+	return fmt.Sprintf("%s (%s, %s)", w.Name, w.Format, redactURL(w.URL))
+}
+
+// redactURL keeps a URL's scheme and host, enough to tell webhooks apart
+// in a log without giving their tokens away.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "(bad URL)"
+	}
+	if u.Path == "" || u.Path == "/" {
+		return u.Scheme + "://" + u.Host
+	}
+	return u.Scheme + "://" + u.Host + "/..."
+}
+
+// guessFormat picks a webhook's format from its URL: Discord's and
+// Slack's hosts get theirs, anything else gsq's JSON.
+func guessFormat(u *url.URL) Format {
+	host := strings.ToLower(u.Hostname())
+	switch {
+	case (host == "discord.com" || host == "discordapp.com" || strings.HasSuffix(host, ".discord.com")) &&
+		strings.HasPrefix(u.Path, "/api/webhooks/"):
+		return FormatDiscord
+	case host == "hooks.slack.com":
+		return FormatSlack
+	}
+	return FormatJSON
+}
+
+// checkWebhookURL parses a webhook's URL, or says what is wrong with it
+// (without repeating its secret path).
+func checkWebhookURL(raw string) (*url.URL, string) {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return nil, "is not a URL"
+	case u.Scheme == "":
+		return nil, "must be an http:// or https:// URL, starting with its scheme"
+	case u.Scheme != "http" && u.Scheme != "https":
+		if u.Host == "" {
+			return nil, fmt.Sprintf("must be an http:// or https:// URL, not %s:", u.Scheme)
+		}
+		return nil, fmt.Sprintf("must be an http:// or https:// URL, not %s", redactURL(raw))
+	case u.Host == "" || u.Hostname() == "":
+		return nil, "has no host"
+	case strings.ContainsAny(raw, " \t\r\n"):
+		return nil, "contains spaces"
+	}
+	return u, ""
+}
+
+var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+// webhook reads one entry of webhooks: a mapping, or a URL alone.
+func (d *draft) webhook(path string, n *yaml.Node) (Webhook, bool) {
+	w := Webhook{Name: path} // "webhooks[2]" unless it has a name
+	var format string
+	var m *mapping
+	if s := resolve(n); s != nil && s.Kind == yaml.ScalarNode && !isNull(s) {
+		w.URL = s.Value
+	} else {
+		if m = newMapping(&d.p, path, n); m == nil {
+			return w, false
+		}
+		m.str("name", &w.Name)
+		if !m.str("url", &w.URL) {
+			return w, false
+		}
+		if !m.has("url") {
+			d.p.at(n, path, "needs a url")
+			return w, false
+		}
+		m.str("format", &format)
+		if m.stringMap("headers", &w.Headers) {
+			for k, v := range w.Headers {
+				if !headerName.MatchString(k) {
+					d.p.at(m.get("headers"), m.sub("headers"), "%q is not an HTTP header name", k)
+				}
+				if strings.ContainsAny(v, "\r\n\x00") {
+					d.p.at(m.get("headers"), m.sub("headers."+k), "a header value cannot span lines")
+				}
+			}
+		}
+		m.done()
+	}
+	ok := d.addWebhook(&w, format, n, path)
+	return w, ok
+}
+
+// addWebhook checks a webhook (from the file, or --webhook when n is nil)
+// and fills in its format.
+func (d *draft) addWebhook(w *Webhook, format string, n *yaml.Node, path string) bool {
+	u, msg := checkWebhookURL(w.URL)
+	if msg != "" {
+		d.p.at(n, joinPath(path, "url"), "%s", msg)
+		return false
+	}
+	switch f := Format(strings.ToLower(format)); f {
+	case "", "auto":
+		w.Format = guessFormat(u)
+	case FormatJSON, FormatDiscord, FormatSlack:
+		w.Format = f
+	default:
+		d.p.at(n, joinPath(path, "format"), "must be json, discord or slack, not %q", format)
+		return false
+	}
+	for _, prev := range d.cfg.Webhooks {
+		switch {
+		case prev.Name == w.Name:
+			d.p.at(n, joinPath(path, "name"), "the name %q is taken by another webhook", w.Name)
+			return false
+		case prev.URL == w.URL && prev.Format == w.Format:
+			d.p.at(n, joinPath(path, "url"), "the same URL as the webhook %q", prev.Name)
+			return false
+		}
+	}
+	if msg := nameProblem(w.Name); msg != "" {
+		d.p.at(n, joinPath(path, "name"), "%s", msg)
+		return false
+	}
+	return true
+}

@@ -1,9 +1,0 @@
-//go:build linux && amd64
-
-package scan
-
-// System call numbers of linux/amd64 (the syscall package lacks sendmmsg).
-const (
-	sysRecvmmsg = 299
-	sysSendmmsg = 307
-)

@@ -1,9 +1,0 @@
-//go:build linux && arm64
-
-package scan
-
-// System call numbers of linux/arm64 (the syscall package lacks sendmmsg).
-const (
-	sysRecvmmsg = 243
-	sysSendmmsg = 269
-)

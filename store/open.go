@@ -1,0 +1,120 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	retention  Retention
+	sessionGap time.Duration
+	now        func() time.Time
+	migrations []migration // the schema's versions; tests add their own
+}
+
+// DefaultSessionGap is how long a player may go unseen before their
+// session is closed, when no WithSessionGap option says otherwise.
+const DefaultSessionGap = 5 * time.Minute
+
+// WithRetention sets how long each level of history is kept. A zero
+// Retention means DefaultRetention.
+func WithRetention(r Retention) Option {
+	return func(o *options) { o.retention = r }
+}
+
+// WithSessionGap sets how long the players of a server may go unseen (the
+// server down, the monitor stopped) before their sessions are closed at
+// the time they were last seen. Within the gap, a player listed again
+// continues their session. Give it a few poll intervals of the slowest
+// server: a gap shorter than an interval closes every session at every
+// poll. Default DefaultSessionGap.
+func WithSessionGap(d time.Duration) Option {
+	return func(o *options) { o.sessionGap = d }
+}
+
+// WithClock sets the clock that answers "now" where a query has none:
+// the last 24 hours of Records, an open session's end in PlayTime, the
+// zero SessionQuery.To. Default time.Now; tests and simulations set their
+// own.
+func WithClock(now func() time.Time) Option {
+	return func(o *options) { o.now = now }
+}
+
+// Open opens the history at dsn, creating it if needed and migrating its
+// schema to this version of gsq:
+//
+//   - a path, or a "file:" URI, opens a SQLite database (WAL mode);
+//   - a "postgres://" or "postgresql://" URL opens PostgreSQL, in the
+//     schema the URL's search_path parameter names first ("gsq" when it
+//     names none), created if it does not exist.
+//
+// A file or schema that is not a gsq monitor database is never changed:
+// Open fails with an error that names it and matches ErrForeign,
+// ErrCorrupt, ErrNewerSchema or ErrReadOnly.
+func Open(ctx context.Context, dsn string, opts ...Option) (Store, error) {
+	o := options{sessionGap: DefaultSessionGap, now: time.Now, migrations: migrations}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.retention == (Retention{}) {
+		o.retention = DefaultRetention
+	}
+	if o.sessionGap <= 0 {
+		o.sessionGap = DefaultSessionGap
+	}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	switch {
+	case dsn == "":
+		return nil, &Error{Op: "open", DB: `""`, Err: errors.New("no database given")}
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		return openPostgres(ctx, dsn, o)
+	default:
+		return openSQLite(ctx, dsn, o)
+	}
+}
+
+// DefaultPath returns where the monitor keeps its history when no
+// database is given: $XDG_STATE_HOME/gsq/monitor.db, or
+// ~/.local/state/gsq/monitor.db when XDG_STATE_HOME is unset (on Windows,
+// %LocalAppData%\gsq\monitor.db). It creates the directory, readable by
+// its owner only, if it does not exist.
+func DefaultPath() (string, error) {
+	dir, err := stateDir()
+	if err != nil {
+		return "", fmt.Errorf("store: no directory for the history: %w", err)
+	}
+	dir = filepath.Join(dir, "gsq")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("store: %w", err)
+	}
+	return filepath.Join(dir, "monitor.db"), nil
+}
+
+func stateDir() (string, error) {
+	// The XDG base directory specification: a relative path is invalid
+	// and is ignored.
+	if dir := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
+		return dir, nil
+	}
+	if runtime.GOOS == "windows" {
+		if dir := os.Getenv("LocalAppData"); dir != "" {
+			return dir, nil
+		}
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".local", "state"), nil
+}
