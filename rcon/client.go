@@ -186,6 +186,7 @@ type conn struct {
 // Dial connects to addr ("host:port") over TCP, logs in with password and
 // returns the client. opts may be nil.
 func Dial(ctx context.Context, addr string, password string, opts *Options) (*Client, error) {
+	since := time.Now()
 	c, err := newClient(addr, password, opts)
 	if err != nil {
 		return nil, err
@@ -207,12 +208,12 @@ func Dial(ctx context.Context, addr string, password string, opts *Options) (*Cl
 	if c.opts.NoReconnect {
 		defer func() { c.dial = nil }()
 	}
-	c.lastAttempt = time.Now()
+	c.lastAttempt = since
 	nc, err := c.dial(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.start(ctx, nc); err != nil {
+	if err := c.start(ctx, nc, since); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -231,7 +232,7 @@ func NewClient(ctx context.Context, conn net.Conn, password string, opts *Option
 		conn.Close()
 		return nil, err
 	}
-	if err := c.start(ctx, conn); err != nil {
+	if err := c.start(ctx, conn, time.Now()); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -282,7 +283,8 @@ func newClient(addr, password string, opts *Options) (*Client, error) {
 }
 
 // start logs in on nc and starts its readers. It closes nc on failure.
-func (c *Client) start(ctx context.Context, nc net.Conn) error {
+// since is when the caller began to connect, for the login's errors.
+func (c *Client) start(ctx context.Context, nc net.Conn, since time.Time) error {
 	cn := &conn{nc: nc, rd: newReaderSize(nc, c.opts.MaxPacketSize, clientBufferSize), dead: make(chan struct{})}
 	if a, ok := nc.RemoteAddr().(*net.TCPAddr); ok && a != nil {
 		cn.peer = a.AddrPort()
@@ -293,7 +295,7 @@ func (c *Client) start(ctx context.Context, nc net.Conn) error {
 	if c.opts.Debug != nil {
 		cn.rd.debug = func(b []byte) { c.opts.Debug("recv", cn.peer, b) }
 	}
-	if err := c.login(ctx, cn); err != nil {
+	if err := c.login(ctx, cn, since); err != nil {
 		nc.Close()
 		return opError("login", c.addr, err)
 	}
@@ -336,10 +338,13 @@ func (c *Client) start(ctx context.Context, nc net.Conn) error {
 // unsolicited packets to Events and learning what the answer shows of the
 // server: a reply id other than the request's (Palworld answers 0, old
 // Conan Exiles 42) is the id its replies carry from then on.
-func (c *Client) login(ctx context.Context, cn *conn) error {
-	start := time.Now()
+func (c *Client) login(ctx context.Context, cn *conn, since time.Time) error {
+	// The bound a timeout reports: the context's deadline counts from
+	// when the caller began to connect, Options.Timeout from now.
+	start := since
 	dl, ok := ctx.Deadline()
 	if !ok {
+		start = time.Now()
 		dl = start.Add(c.opts.Timeout)
 	}
 	cn.nc.SetDeadline(dl)
@@ -657,8 +662,9 @@ func (c *Client) reconnect(ctx context.Context, dl time.Time, old *conn) (replac
 			return false, err
 		}
 	}
+	since := time.Now()
 	c.mu.Lock()
-	c.lastAttempt = time.Now()
+	c.lastAttempt = since
 	c.backoff = min(2*c.backoff, maxReconnectBackoff)
 	c.mu.Unlock()
 	ctx, cancel := context.WithDeadline(ctx, dl)
@@ -667,7 +673,7 @@ func (c *Client) reconnect(ctx context.Context, dl time.Time, old *conn) (replac
 	if err != nil {
 		return true, err
 	}
-	return true, c.start(ctx, nc)
+	return true, c.start(ctx, nc, since)
 }
 
 // wait takes the token of ch (a channel of capacity 1) within ctx and dl.
