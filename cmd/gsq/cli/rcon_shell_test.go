@@ -162,6 +162,22 @@ func (s *tmuxSession) waitText(text string) {
 	s.waitFor(fmt.Sprintf("%q", text), func(screen []string) bool { return strings.Contains(strings.Join(screen, "\n"), text) })
 }
 
+// waitNoEcho waits until the pane's terminal no longer echoes what is
+// typed (gsq prints the password prompt just before it turns echo off),
+// so that the test types no faster than the terminal's state allows.
+func (s *tmuxSession) waitNoEcho() {
+	s.t.Helper()
+	tty := strings.TrimSpace(s.run("display-message", "-p", "-t", s.name, "#{pane_tty}"))
+	for range 200 {
+		out, err := exec.Command("stty", "-F", tty, "-a").CombinedOutput()
+		if err == nil && strings.Contains(" "+strings.Join(strings.Fields(string(out)), " ")+" ", " -echo ") {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.t.Fatalf("the terminal %s still echoes", tty)
+}
+
 // waitExit waits for gsq to exit and returns its exit status, which the
 // shell that tmux started writes to a file (tmux's own #{pane_dead_status}
 // is sometimes never filled in).
@@ -234,6 +250,7 @@ func TestRconShellTmux(t *testing.T) {
 	// Session 1: the password comes from a prompt that does not echo.
 	s := start("first")
 	s.waitText("RCON password for " + addr + ": ")
+	s.waitNoEcho()
 	s.text(testPassword)
 	s.keys("Enter")
 	s.waitText(prompt)
