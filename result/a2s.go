@@ -9,6 +9,23 @@ import (
 	"github.com/gsq-project/gsq/a2s/bohemia"
 )
 
+// SetA2S records the outcome of an A2S conversation (a2s.Client.Query,
+// or an a2s.Conversation that is done): each section that holds an
+// answer or an error, with the round-trip time as Ping. A section the
+// conversation was not asked has neither, and is left as it is. A2A_PING
+// has no place in a Result.
+func (r *Result) SetA2S(res *a2s.Result) {
+	if res.Info != nil || res.InfoErr != nil {
+		r.SetA2SInfo(&a2s.InfoResult{Info: res.Info, GoldSource: res.GoldSource, RTT: res.RTT, Ping: res.RTT}, res.InfoErr)
+	}
+	if res.Players != nil || res.PlayersErr != nil {
+		r.SetA2SPlayers(res.Players, res.PlayersErr)
+	}
+	if res.Rules != nil || res.RulesErr != nil {
+		r.SetA2SRules(res.Rules, res.RulesErr)
+	}
+}
+
 // SetA2SInfo records the answer to A2S_INFO (res), or its error, and
 // fills the Summary and Ping from it.
 func (r *Result) SetA2SInfo(res *a2s.InfoResult, err error) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gsq-project/gsq/internal/udpio"
+	"github.com/gsq-project/gsq/result"
 )
 
 // run is one scan in progress on an engine.
@@ -164,8 +165,7 @@ func (r *run) dispatch(feed <-chan Target) {
 		f := newFlight(r, t)
 		switch {
 		case t.Err != nil:
-			f.res.Status, f.res.Err = StatusFailed, t.Err
-			r.deliver(&f.res)
+			f.fail(StatusFailed, result.KindInvalid, t.Err)
 		case !t.Addr.IsValid():
 			go r.resolve(f)
 		default:
@@ -200,16 +200,14 @@ func (r *run) resolve(f *flight) {
 	t := f.res.Target
 	addrs, err := r.e.resolver.LookupNetIP(r.ctx, "ip", t.Host)
 	if r.ctx.Err() != nil {
-		f.res.Status, f.res.Err = StatusCanceled, r.ctx.Err()
-		r.deliver(&f.res)
+		f.fail(StatusCanceled, result.KindCanceled, fmt.Errorf("scan: %s: canceled before it was queried: %w", t, r.ctx.Err()))
 		return
 	}
 	if err == nil && len(addrs) == 0 {
 		err = fmt.Errorf("no address for %q", t.Host)
 	}
 	if err != nil {
-		f.res.Status, f.res.Err = StatusUnreachable, fmt.Errorf("scan: %s: %w", t, err)
-		r.deliver(&f.res)
+		f.fail(StatusUnreachable, result.KindUnreachable, fmt.Errorf("scan: %s: %w", t, err))
 		return
 	}
 	best := addrs[0]
@@ -219,7 +217,8 @@ func (r *run) resolve(f *flight) {
 			break
 		}
 	}
-	f.res.Addr = netip.AddrPortFrom(best.Unmap(), t.Port)
+	f.addr = netip.AddrPortFrom(best.Unmap(), t.Port)
+	f.res.Result.Addr = f.addr
 	r.e.admit(f, false)
 }
 
@@ -227,11 +226,10 @@ func (r *run) resolve(f *flight) {
 // in flight: then f waits for a flight of that address to end.
 // dispatched is set when the dispatcher calls.
 func (e *engine) admit(f *flight, dispatched bool) {
-	addr := f.res.Addr
+	addr := f.addr
 	f.sock = e.socketFor(addr)
 	if f.sock == nil {
-		f.res.Status, f.res.Err = StatusFailed, errNoIPv6
-		f.r.deliver(&f.res)
+		f.fail(StatusUnreachable, result.KindUnreachable, errNoIPv6)
 		return
 	}
 	if e.maxPerIP > 0 {
@@ -251,7 +249,7 @@ func (e *engine) admit(f *flight, dispatched bool) {
 
 // admitServer starts f unless its server is in flight.
 func (e *engine) admitServer(f *flight, dispatched bool) {
-	sk, addr := f.sock, f.res.Addr
+	sk, addr := f.sock, f.addr
 	sk.mu.Lock()
 	if _, busy := sk.flights[addr]; busy {
 		sk.waiting[addr] = append(sk.waiting[addr], f)
@@ -270,7 +268,7 @@ func (e *engine) admitServer(f *flight, dispatched bool) {
 // release ends f's hold on its server and its IP address, and starts the
 // flights that waited for it. f.mu is held.
 func (e *engine) release(f *flight) {
-	sk, addr := f.sock, f.res.Addr
+	sk, addr := f.sock, f.addr
 	if sk == nil {
 		return // never admitted
 	}

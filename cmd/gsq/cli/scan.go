@@ -3,8 +3,6 @@ package cli
 import (
 	"bufio"
 	"fmt"
-	"io"
-	"net/netip"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -114,7 +112,7 @@ unreachable, 130 interrupted.`,
 
 func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error {
 	ctx := cmd.Context()
-	q, sections, err := scanProtocol(o)
+	engine, sections, err := scanProtocol(o)
 	if err != nil {
 		return err
 	}
@@ -151,7 +149,7 @@ func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error 
 	}
 
 	s := &scan.Scanner{
-		Protocol:     q.engine,
+		Protocol:     engine,
 		Concurrency:  o.concurrency,
 		Rate:         zeroIsNone(o.rate),
 		Retries:      zeroIsNone(retries),
@@ -169,24 +167,8 @@ func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error 
 	if env.IsTerminal(env.Stderr) {
 		out.bar = newProgress(env.Stderr, countTargets(sources))
 	}
-	feed := newTargetFeed(q.engine.DefaultPort(), func(target string, err error) {
-		r := result.New(target, netip.AddrPort{}, q.protocol)
-		r.Err = &result.Error{Kind: result.KindInvalid, Message: err.Error(), Err: err}
-		out.write(r)
-	}, out.duplicate)
-	pr, pw := io.Pipe()
-	go feed.run(ctx, sources, pw)
-	sum, scanErr := s.Scan(ctx, pr, func(sr *scan.Result) {
-		out.write(q.result(sr, feed.take(sr.Target.Line)))
-	})
-	pr.CloseWithError(errScanOver) // stops the feed if it is still writing
-	for _, target := range feed.stop() {
-		// In flight when the scan stopped: canceled, so that the output
-		// accounts for every server read.
-		r := result.New(target, netip.AddrPort{}, q.protocol)
-		r.Fail(interrupted{})
-		out.write(r)
-	}
+	feed := newTargetFeed(engine.DefaultPort(), out.duplicate)
+	sum, _ := s.Run(ctx, feed.targets(ctx, sources), out.write)
 	out.finish()
 	fmt.Fprintln(env.Stderr, out.summary(sum))
 	switch {
@@ -194,14 +176,11 @@ func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error 
 		return fmt.Errorf("writing results: %w", out.err)
 	case ctx.Err() != nil:
 		return silentExit(ExitInterrupted)
-	case scanErr != nil:
-		return withCode(ExitFailure, scanErr)
+	case feed.Err() != nil:
+		return withCode(ExitFailure, feed.Err())
 	}
 	return silentExit(out.exitCode())
 }
-
-// errScanOver closes the engine's end of the target pipe.
-var errScanOver = fmt.Errorf("scan over")
 
 // fitDeadline returns the timeout and retries to give the scan engine so
 // that its schedule fits the deadline: a server asked sections sections
@@ -223,7 +202,7 @@ func fitDeadline(deadline, timeout time.Duration, retries, sections int) (time.D
 // scanProtocol is what --protocol, --fields, --info, --players and
 // --rules ask, and the number of sections asked one after the other at
 // worst.
-func scanProtocol(o *scanOptions) (*scanQuery, int, error) {
+func scanProtocol(o *scanOptions) (scan.Protocol, int, error) {
 	qo := &queryOptions{fields: o.fields, info: o.info, players: o.players, rules: o.rules, dialect: o.dialect}
 	switch strings.ToLower(o.protocol) {
 	case "a2s":
@@ -242,7 +221,7 @@ func scanProtocol(o *scanOptions) (*scanQuery, int, error) {
 				p.Rules = true
 			}
 		}
-		return &scanQuery{protocol: result.A2SProtocol, engine: p}, len(names), nil
+		return p, len(names), nil
 	case "ogp":
 		d, err := ogp.ParseDialect(o.dialect)
 		if err != nil {
@@ -252,13 +231,12 @@ func scanProtocol(o *scanOptions) (*scanQuery, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		return &scanQuery{protocol: result.OGPProtocol, engine: scan.OGP{Dialect: d, Query: &q}, dialect: d, asked: q.Request}, 1, nil
+		return scan.OGP{Dialect: d, Query: &q}, 1, nil
 	}
 	return nil, 0, usageError("unknown protocol %q (known: %s)", o.protocol, strings.Join(protocolNames(), ", "))
 }
 
-// scanOutput writes a scan's results as JSON lines, from the engine's
-// goroutine and the feed's, and counts them.
+// scanOutput writes a scan's results as JSON lines and counts them.
 type scanOutput struct {
 	mu        sync.Mutex
 	w         *bufio.Writer
@@ -270,24 +248,27 @@ type scanOutput struct {
 	answered, partial, timedOut, unreachable, failed, invalid, canceled, duplicates int
 }
 
-func (out *scanOutput) write(r *result.Result) {
+func (out *scanOutput) write(sr *scan.Result) {
+	r := sr.Result
 	out.mu.Lock()
 	defer out.mu.Unlock()
-	switch {
-	case r.Err == nil && len(r.Errors) == 0:
+	switch sr.Status {
+	case scan.StatusAnswered:
 		out.answered++
-	case r.Err == nil:
+	case scan.StatusPartial:
 		out.partial++
-	case r.Err.Kind == result.KindTimeout:
+	case scan.StatusTimedOut:
 		out.timedOut++
-	case r.Err.Kind == result.KindUnreachable:
+	case scan.StatusUnreachable:
 		out.unreachable++
-	case r.Err.Kind == result.KindInvalid:
-		out.invalid++
-	case r.Err.Kind == result.KindCanceled:
+	case scan.StatusCanceled:
 		out.canceled++
 	default:
-		out.failed++
+		if r.Err != nil && r.Err.Kind == result.KindInvalid {
+			out.invalid++
+		} else {
+			out.failed++
+		}
 	}
 	if out.bar != nil {
 		out.bar.add(1)

@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"iter"
 	"os"
-	"slices"
 	"strings"
-	"sync"
+	"sync/atomic"
 
 	"github.com/gsq-project/gsq/scan"
 )
@@ -174,23 +174,14 @@ func (lr *lineReader) next() ([]byte, error) {
 	return bytes.TrimSpace(line), nil
 }
 
-// targetFeed turns the sources into the text the scan engine reads: one
-// valid HOST:PORT per line, written the same way for the same server, each
-// server once. It reports the lines that are not a valid address itself,
-// and remembers which target as written each line it hands the engine
-// stands for, until the engine's result for it comes back: those are the
-// servers in flight, reported as canceled when the scan is interrupted.
+// targetFeed turns the sources into the targets the scan engine takes:
+// each server once, in list order, with the target as written (Input). A
+// line that is not a valid address goes too, with its usage error (Err):
+// the engine reports it in its place, with the kind "invalid".
 type targetFeed struct {
 	defaultPort uint16
-	// invalid reports a target that is not a valid address; err is a
-	// usage error. duplicate reports a target skipped as a duplicate.
-	invalid   func(target string, err error)
-	duplicate func()
-
-	mu      sync.Mutex
-	pending map[int]string // by engine line number: the target as written
-	lines   int            // lines handed to the engine
-	stopped bool
+	duplicate   func() // reports a target skipped as a duplicate
+	err         atomic.Pointer[error]
 
 	// seen holds the servers handed to the engine, by a 64-bit hash of
 	// their address (about 16 bytes each, where the addresses would take
@@ -200,122 +191,78 @@ type targetFeed struct {
 	seen map[uint64]struct{}
 }
 
-func newTargetFeed(defaultPort uint16, invalid func(string, error), duplicate func()) *targetFeed {
-	return &targetFeed{defaultPort: defaultPort, invalid: invalid, duplicate: duplicate,
-		pending: map[int]string{}, seed: maphash.MakeSeed(), seen: map[uint64]struct{}{}}
+func newTargetFeed(defaultPort uint16, duplicate func()) *targetFeed {
+	return &targetFeed{defaultPort: defaultPort, duplicate: duplicate, seed: maphash.MakeSeed(), seen: map[uint64]struct{}{}}
 }
 
-// run writes the targets of sources to w, then closes w (with the error
-// when a list cannot be read). It stops early when ctx is canceled or
-// the feed is stopped.
-func (f *targetFeed) run(ctx context.Context, sources []targetSource, w *io.PipeWriter) {
-	bw := bufio.NewWriterSize(w, 16<<10)
-	err := func() error {
-		for _, src := range sources {
-			if src.r == nil {
-				for _, h := range src.hosts {
-					if !f.add(bw, h, "") {
-						return nil
-					}
-				}
-				continue
-			}
-			lr := newLineReader(src.r)
-			for n := 1; ; n++ {
-				if lr.r.Buffered() == 0 {
-					// The next read may wait for input: hand what is
-					// read to the engine first.
-					if err := bw.Flush(); err != nil {
-						return nil // the scan is over
-					}
-				}
-				if ctx.Err() != nil {
+// targets returns the sequence of the targets of sources. It ends early
+// when ctx is canceled; a list that cannot be read ends it too, and Err
+// tells.
+func (f *targetFeed) targets(ctx context.Context, sources []targetSource) iter.Seq[scan.Target] {
+	return func(yield func(scan.Target) bool) {
+		if err := f.feed(ctx, sources, yield); err != nil {
+			f.err.Store(&err)
+		}
+	}
+}
+
+// Err is the error reading a list, if any.
+func (f *targetFeed) Err() error {
+	if p := f.err.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+func (f *targetFeed) feed(ctx context.Context, sources []targetSource, yield func(scan.Target) bool) error {
+	for _, src := range sources {
+		if src.r == nil {
+			for _, h := range src.hosts {
+				if !f.add(yield, h, 0, "") {
 					return nil
 				}
-				line, err := lr.next()
-				if err == io.EOF {
-					break
-				}
-				switch {
-				case errors.Is(err, errLineTooLong):
-					f.invalid(string(line)+"...", usageError("%s:%d: %v", src.name, n, err))
-				case err != nil:
-					return fmt.Errorf("reading %s: %w", src.name, err)
-				case len(line) > 0:
-					if !f.add(bw, string(line), fmt.Sprintf("%s:%d: ", src.name, n)) {
-						return nil
-					}
-				}
+			}
+			continue
+		}
+		lr := newLineReader(src.r)
+		for n := 1; ; n++ {
+			if ctx.Err() != nil {
+				return nil
+			}
+			line, err := lr.next()
+			if err == io.EOF {
+				break
+			}
+			ok := true
+			switch {
+			case errors.Is(err, errLineTooLong):
+				ok = yield(scan.Target{Input: string(line) + "...", Line: n, Err: usageError("%s:%d: %v", src.name, n, err)})
+			case err != nil:
+				return fmt.Errorf("reading %s: %w", src.name, err)
+			case len(line) > 0:
+				ok = f.add(yield, string(line), n, fmt.Sprintf("%s:%d: ", src.name, n))
+			}
+			if !ok {
+				return nil
 			}
 		}
-		return bw.Flush()
-	}()
-	w.CloseWithError(err)
+	}
+	return nil
 }
 
-// add hands one target to the engine, or reports it; where names the
-// line in a list, for messages. It returns false when the feed was
-// stopped.
-func (f *targetFeed) add(bw *bufio.Writer, target, where string) bool {
+// add yields one target, unless it is a duplicate; where names the line
+// in a list, for messages. It returns false when the sequence must stop.
+func (f *targetFeed) add(yield func(scan.Target) bool, target string, line int, where string) bool {
+	target = strings.TrimSpace(target)
 	hp, err := parseHostPort(target, f.defaultPort)
 	if err != nil {
-		f.invalid(strings.TrimSpace(target), usageError("%s%v", where, errors.Unwrap(err)))
-		return !f.isStopped()
+		return yield(scan.Target{Input: target, Line: line, Host: target, Err: usageError("%s%v", where, errors.Unwrap(err))})
 	}
-	canonical := hp.String()
-	h := maphash.String(f.seed, canonical)
-	f.mu.Lock()
-	if f.stopped {
-		f.mu.Unlock()
-		return false
-	}
+	h := maphash.String(f.seed, hp.String())
 	if _, dup := f.seen[h]; dup {
-		f.mu.Unlock()
 		f.duplicate()
 		return true
 	}
 	f.seen[h] = struct{}{}
-	f.lines++
-	f.pending[f.lines] = target
-	f.mu.Unlock()
-	bw.WriteString(canonical)
-	bw.WriteByte('\n')
-	return true
-}
-
-func (f *targetFeed) isStopped() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.stopped
-}
-
-// take returns the target as written of the engine's line n, once.
-func (f *targetFeed) take(n int) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	t, ok := f.pending[n]
-	if !ok {
-		return fmt.Sprintf("line %d", n) // never: every line the engine reads was added
-	}
-	delete(f.pending, n)
-	return t
-}
-
-// stop stops the feed and returns the targets handed to the engine that
-// have no result yet, in list order.
-func (f *targetFeed) stop() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.stopped = true
-	lines := make([]int, 0, len(f.pending))
-	for n := range f.pending {
-		lines = append(lines, n)
-	}
-	slices.Sort(lines)
-	left := make([]string, len(lines))
-	for i, n := range lines {
-		left[i] = f.pending[n]
-		delete(f.pending, n)
-	}
-	return left
+	return yield(scan.Target{Input: target, Line: line, Host: hp.host, Port: hp.port, Addr: hp.addr})
 }
