@@ -28,6 +28,9 @@ type flight struct {
 	// ipCounted is set while the flight holds one of its IP address's
 	// MaxPerIP places; guarded by the engine's mu.
 	ipCounted bool
+	// resolving is the time its host name took to resolve, which counts
+	// against the Deadline.
+	resolving time.Duration
 
 	mu       sync.Mutex
 	conv     a2s.Conversation
@@ -95,6 +98,7 @@ func (f *flight) launch(out *udpio.Writer) {
 		return
 	}
 	f.query = e.query
+	f.query.Deadline = f.deadline()
 	f.query.Timeout = e.rtt.timeout()
 	f.query.MaxTimeout = e.rtt.max
 	if s := f.res.Target.Sections; s != 0 {
@@ -294,9 +298,9 @@ func (f *flight) converse() {
 		}
 	}
 	ctx := r.ctx
-	if r.e.deadline > 0 {
+	if d := f.deadline(); d > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, r.e.deadline)
+		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
 	f.mu.Lock()
@@ -320,6 +324,16 @@ func (f *flight) converse() {
 	f.res.Result = answer
 	f.canceled = r.ctx.Err() != nil
 	f.finish()
+}
+
+// deadline is what is left of the Deadline for the query, once the host
+// name is resolved; negative for none.
+func (f *flight) deadline() time.Duration {
+	d := f.r.e.deadline
+	if d > 0 && f.resolving > 0 {
+		d = max(d-f.resolving, time.Millisecond)
+	}
+	return d
 }
 
 // finish ends the flight and hands its result on; f.mu is held.

@@ -195,10 +195,18 @@ func (r *run) launchWriter(sk *socket) *udpio.Writer {
 }
 
 // resolve looks a host name up, preferring an IPv4 address as game
-// servers rarely listen on IPv6, then admits the flight.
+// servers rarely listen on IPv6, then admits the flight. The lookup counts
+// against the Deadline.
 func (r *run) resolve(f *flight) {
 	t := f.res.Target
-	addrs, err := r.e.resolver.LookupNetIP(r.ctx, "ip", t.Host)
+	ctx, start := r.ctx, time.Now()
+	if d := r.e.deadline; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	addrs, err := r.e.resolver.LookupNetIP(ctx, "ip", t.Host)
+	f.resolving = time.Since(start)
 	if r.ctx.Err() != nil {
 		f.fail(StatusCanceled, result.KindCanceled, fmt.Errorf("scan: %s: canceled before it was queried: %w", t, r.ctx.Err()))
 		return

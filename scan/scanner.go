@@ -151,10 +151,11 @@ type Scanner struct {
 	// until round trips have been measured.
 	Timeout    time.Duration
 	MinTimeout time.Duration
-	// Deadline is the most time one server takes from its first request,
-	// whatever the retries: what it has not answered then fails with a
-	// timeout. 0 means DefaultDeadline, a negative value none (Timeout and
-	// Retries then bound it).
+	// Deadline is the most time one server takes from its first request
+	// (from the start of the lookup, for a host name), whatever the
+	// retries: what it has not answered then fails with a timeout. 0 means
+	// DefaultDeadline, a negative value none (Timeout and Retries then
+	// bound it, and the resolver's own timeouts a lookup).
 	Deadline time.Duration
 	// HostInterval spaces the datagrams sent to one server (0: none).
 	// When set, a server also gets one request at a time, the next one

@@ -17,12 +17,6 @@ import (
 
 func init() { register(newScanCmd) }
 
-// defaultScanDeadline is the longest the engine's schedule takes on one
-// server with the default flags: three sections, asked one after the
-// other at worst (a server that answers one and then falls silent), each
-// sent 1 + 3 times with waits capped at 1 s. See fitDeadline.
-const defaultScanDeadline = 3 * (scan.DefaultRetries + 1) * scan.DefaultTimeout
-
 // scanOptions are the flags of `gsq scan`.
 type scanOptions struct {
 	file         string
@@ -64,13 +58,15 @@ asked one section at a time until its challenge is known, then the sections
 left at once; with --host-interval it gets one request at a time, that far
 apart.
 
-Waits: an unanswered request is sent again after a timeout adapted to the
-measured round trips, 1.5 times longer on each retry and capped by
---timeout (1s), --retries (3) times. A server whose first answer never
-comes is done after those; one that answers one section and then falls
-silent may take that long per section, 12s with three sections. --deadline
-(12s) bounds it: when the retries would not fit, fewer are made. Add the
-round trips, and the pacing when --rate or --host-interval hold sends back.
+Waits: each server takes --deadline (5s) at most from its first request,
+whatever the retries: what has not answered by then fails with a timeout.
+An unanswered request is sent again after a timeout adapted to the
+measured round trips (0.25s at first), 1.5 times longer on each retry and
+capped by --timeout (1s), --retries (3) times: a silent server is done
+after about 2s. A closed port is done after one request, when the network
+reports it (Linux; hosts limit how many such reports they send, so in a
+fast scan some closed ports look silent). A host name is resolved when
+its turn comes, before the deadline starts.
 
 Ctrl-C stops the scan: each server in flight gets a line with the error
 kind "canceled", and gsq exits 130.
@@ -103,7 +99,7 @@ unreachable, 130 interrupted.`,
 	f.IntVar(&o.concurrency, "concurrency", scan.DefaultConcurrency, "servers queried at once")
 	f.IntVar(&o.retries, "retries", scan.DefaultRetries, "times an unanswered request is sent again")
 	f.DurationVar(&o.timeout, "timeout", scan.DefaultTimeout, "longest wait for one answer before resending")
-	f.DurationVar(&o.deadline, "deadline", defaultScanDeadline, "the most time one server may take, whatever the retries")
+	f.DurationVar(&o.deadline, "deadline", scan.DefaultDeadline, "the most time one server may take from its first request, whatever the retries")
 	f.IntVar(&o.maxPerIP, "max-per-ip", 0, "servers of one IP address queried at once; 0 for no limit")
 	f.DurationVar(&o.hostInterval, "host-interval", 0, "least time between two datagrams to one server")
 	completeQueryFlags(cmd)
@@ -112,7 +108,7 @@ unreachable, 130 interrupted.`,
 
 func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error {
 	ctx := cmd.Context()
-	engine, sections, err := scanProtocol(o)
+	engine, err := scanProtocol(o)
 	if err != nil {
 		return err
 	}
@@ -132,11 +128,6 @@ func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error 
 	case o.hostInterval < 0:
 		return usageError("--host-interval must not be negative")
 	}
-	timeout, retries := fitDeadline(o.deadline, o.timeout, o.retries, sections)
-	if (timeout != o.timeout || retries != o.retries) && (cmd.Flags().Changed("retries") || cmd.Flags().Changed("timeout")) {
-		fmt.Fprintf(env.Stderr, "gsq: note: --deadline %v leaves room for %s of %v per section\n",
-			o.deadline, plural(retries, "retry"), timeout)
-	}
 	sources, err := scanSources(env, o.file, args)
 	if err != nil {
 		return err
@@ -152,9 +143,10 @@ func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error 
 		Protocol:     engine,
 		Concurrency:  o.concurrency,
 		Rate:         zeroIsNone(o.rate),
-		Retries:      zeroIsNone(retries),
-		Timeout:      timeout,
-		MinTimeout:   min(timeout, scan.DefaultMinTimeout),
+		Retries:      zeroIsNone(o.retries),
+		Timeout:      o.timeout,
+		MinTimeout:   min(o.timeout, scan.DefaultMinTimeout),
+		Deadline:     o.deadline,
 		MaxPerIP:     o.maxPerIP,
 		HostInterval: o.hostInterval,
 	}
@@ -182,33 +174,15 @@ func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error 
 	return silentExit(out.exitCode())
 }
 
-// fitDeadline returns the timeout and retries to give the scan engine so
-// that its schedule fits the deadline: a server asked sections sections
-// (one after the other at worst), each sent retries+1 times with waits of
-// at most timeout, takes at most sections*(retries+1)*timeout. Retries go
-// first; the timeout is shortened only when even one send per section
-// does not fit.
-func fitDeadline(deadline, timeout time.Duration, retries, sections int) (time.Duration, int) {
-	worst := func() time.Duration { return time.Duration(sections*(retries+1)) * timeout }
-	for retries > 0 && worst() > deadline {
-		retries--
-	}
-	if worst() > deadline {
-		timeout = deadline / time.Duration(sections)
-	}
-	return timeout, retries
-}
-
 // scanProtocol is what --protocol, --fields, --info, --players and
-// --rules ask, and the number of sections asked one after the other at
-// worst.
-func scanProtocol(o *scanOptions) (scan.Protocol, int, error) {
+// --rules ask.
+func scanProtocol(o *scanOptions) (scan.Protocol, error) {
 	qo := &queryOptions{fields: o.fields, info: o.info, players: o.players, rules: o.rules, dialect: o.dialect}
 	switch strings.ToLower(o.protocol) {
 	case "a2s":
 		names, err := querySections(qo, "A2S", []string{"info", "players", "rules"}, []string{"info", "players", "rules"})
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		var p scan.A2S
 		for _, n := range names {
@@ -221,19 +195,19 @@ func scanProtocol(o *scanOptions) (scan.Protocol, int, error) {
 				p.Rules = true
 			}
 		}
-		return p, len(names), nil
+		return p, nil
 	case "ogp":
 		d, err := ogp.ParseDialect(o.dialect)
 		if err != nil {
-			return nil, 0, usageError("--dialect: %q is neither v0.91 nor v1", o.dialect)
+			return nil, usageError("--dialect: %q is neither v0.91 nor v1", o.dialect)
 		}
 		q, err := ogpRequest(qo, d)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
-		return scan.OGP{Dialect: d, Query: &q}, 1, nil
+		return scan.OGP{Dialect: d, Query: &q}, nil
 	}
-	return nil, 0, usageError("unknown protocol %q (known: %s)", o.protocol, strings.Join(protocolNames(), ", "))
+	return nil, usageError("unknown protocol %q (known: %s)", o.protocol, strings.Join(protocolNames(), ", "))
 }
 
 // scanOutput writes a scan's results as JSON lines and counts them.
