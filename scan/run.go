@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gsq-project/gsq/internal/hostport"
 	"github.com/gsq-project/gsq/internal/udpio"
 	"github.com/gsq-project/gsq/result"
 )
@@ -194,9 +195,9 @@ func (r *run) launchWriter(sk *socket) *udpio.Writer {
 	return nil
 }
 
-// resolve looks a host name up, preferring an IPv4 address as game
-// servers rarely listen on IPv6, then admits the flight. The lookup counts
-// against the Deadline.
+// resolve looks a host name up (hostport.Resolve: an IPv4 address
+// preferred), then admits the flight. The lookup counts against the
+// Deadline.
 func (r *run) resolve(f *flight) {
 	t := f.res.Target
 	ctx, start := r.ctx, time.Now()
@@ -205,27 +206,17 @@ func (r *run) resolve(f *flight) {
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	addrs, err := r.e.resolver.LookupNetIP(ctx, "ip", t.Host)
+	addr, err := hostport.HostPort{Host: t.Host, Port: t.Port}.Resolve(ctx, r.e.resolver)
 	f.resolving = time.Since(start)
 	if r.ctx.Err() != nil {
 		f.fail(StatusCanceled, result.KindCanceled, fmt.Errorf("scan: %s: canceled before it was queried: %w", t, r.ctx.Err()))
 		return
 	}
-	if err == nil && len(addrs) == 0 {
-		err = fmt.Errorf("no address for %q", t.Host)
-	}
 	if err != nil {
 		f.fail(StatusUnreachable, result.KindUnreachable, fmt.Errorf("scan: %s: %w", t, err))
 		return
 	}
-	best := addrs[0]
-	for _, a := range addrs {
-		if a.Unmap().Is4() {
-			best = a
-			break
-		}
-	}
-	f.addr = netip.AddrPortFrom(best.Unmap(), t.Port)
+	f.addr = addr
 	f.res.Result.Addr = f.addr
 	r.e.admit(f, false)
 }

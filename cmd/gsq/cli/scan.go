@@ -157,7 +157,7 @@ func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error 
 
 	out := &scanOutput{w: bufio.NewWriterSize(env.Stdout, 64<<10)}
 	if env.IsTerminal(env.Stderr) {
-		out.bar = newProgress(env.Stderr, countTargets(sources))
+		out.bar = newProgress(env.Stderr, countTargets(sources, engine.DefaultPort()))
 	}
 	feed := newTargetFeed(engine.DefaultPort(), out.duplicate)
 	sum, _ := s.Run(ctx, feed.targets(ctx, sources), out.write)

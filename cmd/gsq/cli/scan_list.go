@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/gsq-project/gsq/internal/hostport"
 	"github.com/gsq-project/gsq/scan"
 )
 
@@ -95,10 +94,10 @@ func closeSources(sources []targetSource) {
 	}
 }
 
-// countTargets counts the target lines of the sources, for the progress
-// bar: -1 when a source is not a regular file (stdin, a pipe). Regular
-// files are read once ahead and rewound.
-func countTargets(sources []targetSource) int64 {
+// countTargets counts the targets of the sources, for the progress bar:
+// -1 when a source is not a regular file (stdin, a pipe). Regular files
+// are read once ahead and rewound.
+func countTargets(sources []targetSource, defaultPort uint16) int64 {
 	total := int64(0)
 	for _, src := range sources {
 		if src.r == nil {
@@ -112,66 +111,18 @@ func countTargets(sources []targetSource) int64 {
 		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 			return -1
 		}
-		lr := newLineReader(f)
+		tr := scan.NewTargetReader(f, defaultPort)
 		for {
-			line, err := lr.next()
-			if err != nil && !errors.Is(err, errLineTooLong) {
+			if _, err := tr.Next(); err != nil {
 				break
 			}
-			if len(line) > 0 {
-				total++
-			}
+			total++
 		}
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return -1
 		}
 	}
 	return total
-}
-
-// lineReader reads a target list: lines without their line end, a UTF-8
-// byte-order mark at the start, comments (from a '#' at the start of the
-// line or after a space) and the spaces around what is left. A line
-// longer than scan.MaxLineLength comes back cut, with errLineTooLong.
-type lineReader struct {
-	r     *bufio.Reader
-	first bool
-}
-
-var errLineTooLong = fmt.Errorf("line longer than %d bytes", scan.MaxLineLength)
-
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), first: true}
-}
-
-// next returns the next line, empty for a blank or comment line; io.EOF
-// at the end.
-func (lr *lineReader) next() ([]byte, error) {
-	line, err := lr.r.ReadSlice('\n')
-	if err == bufio.ErrBufferFull || err == nil && len(line) > scan.MaxLineLength+2 {
-		head := bytes.Clone(line[:64])
-		for err == bufio.ErrBufferFull {
-			_, err = lr.r.ReadSlice('\n')
-		}
-		if err != nil && err != io.EOF {
-			return nil, err
-		}
-		return head, errLineTooLong
-	}
-	if err == io.EOF && len(line) > 0 {
-		err = nil // a last line without '\n'
-	}
-	if err != nil {
-		return nil, err
-	}
-	if lr.first {
-		line = bytes.TrimPrefix(line, []byte("\uFEFF"))
-		lr.first = false
-	}
-	if i := bytes.IndexByte(line, '#'); i == 0 || i > 0 && (line[i-1] == ' ' || line[i-1] == '\t') {
-		line = line[:i]
-	}
-	return bytes.TrimSpace(line), nil
 }
 
 // targetFeed turns the sources into the targets the scan engine takes:
@@ -218,31 +169,25 @@ func (f *targetFeed) feed(ctx context.Context, sources []targetSource, yield fun
 	for _, src := range sources {
 		if src.r == nil {
 			for _, h := range src.hosts {
-				if !f.add(yield, h, 0, "") {
+				if !f.add(yield, scan.ParseTarget(0, h, f.defaultPort), "") {
 					return nil
 				}
 			}
 			continue
 		}
-		lr := newLineReader(src.r)
-		for n := 1; ; n++ {
+		tr := scan.NewTargetReader(src.r, f.defaultPort)
+		for {
 			if ctx.Err() != nil {
 				return nil
 			}
-			line, err := lr.next()
-			if err == io.EOF {
+			t, err := tr.Next()
+			if errors.Is(err, io.EOF) {
 				break
 			}
-			ok := true
-			switch {
-			case errors.Is(err, errLineTooLong):
-				ok = yield(scan.Target{Input: string(line) + "...", Line: n, Err: usageError("%s:%d: %v", src.name, n, err)})
-			case err != nil:
+			if err != nil {
 				return fmt.Errorf("reading %s: %w", src.name, err)
-			case len(line) > 0:
-				ok = f.add(yield, string(line), n, fmt.Sprintf("%s:%d: ", src.name, n))
 			}
-			if !ok {
+			if !f.add(yield, t, fmt.Sprintf("%s:%d: ", src.name, t.Line)) {
 				return nil
 			}
 		}
@@ -250,19 +195,19 @@ func (f *targetFeed) feed(ctx context.Context, sources []targetSource, yield fun
 	return nil
 }
 
-// add yields one target, unless it is a duplicate; where names the line
-// in a list, for messages. It returns false when the sequence must stop.
-func (f *targetFeed) add(yield func(scan.Target) bool, target string, line int, where string) bool {
-	target = strings.TrimSpace(target)
-	hp, err := parseHostPort(target, f.defaultPort)
-	if err != nil {
-		return yield(scan.Target{Input: target, Line: line, Host: target, Err: usageError("%s%v", where, errors.Unwrap(err))})
+// add yields target t, unless it is a duplicate; where names its line in
+// a list, for messages. A target that does not parse goes with a usage
+// error. It returns false when the sequence must stop.
+func (f *targetFeed) add(yield func(scan.Target) bool, t scan.Target, where string) bool {
+	if te := (*scan.TargetError)(nil); errors.As(t.Err, &te) {
+		t.Err = usageError("%s%s", where, addressProblem(te.Err))
+		return yield(t)
 	}
-	h := maphash.String(f.seed, hp.String())
+	h := maphash.String(f.seed, hostport.HostPort{Host: t.Host, Port: t.Port, Addr: t.Addr}.String())
 	if _, dup := f.seen[h]; dup {
 		f.duplicate()
 		return true
 	}
 	f.seen[h] = struct{}{}
-	return yield(scan.Target{Input: target, Line: line, Host: hp.host, Port: hp.port, Addr: hp.addr})
+	return yield(t)
 }
