@@ -38,7 +38,8 @@ type flight struct {
 	timer    *time.Timer
 	armed    time.Time // when the timer is due; zero when it is not armed
 	nextSend time.Time // HostInterval spacing
-	buf      []byte
+	buf      []byte    // the request being sent; reqBuf unless it grew (PadInfo)
+	reqBuf   [32]byte  // room for every request but a padded A2S_INFO
 	launched bool
 	done     bool
 	canceled bool
@@ -52,6 +53,7 @@ type flight struct {
 
 func newFlight(r *run, t Target) *flight {
 	f := &flight{r: r, addr: t.Addr}
+	f.buf = f.reqBuf[:0]
 	f.wait = waiter{prio: -1, owner: f}
 	input := t.Input
 	if input == "" {

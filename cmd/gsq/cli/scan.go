@@ -1,8 +1,8 @@
 package cli
 
 import (
-	"bufio"
 	"fmt"
+	"io"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -155,7 +155,7 @@ func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error 
 	// throughput.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 
-	out := &scanOutput{w: bufio.NewWriterSize(env.Stdout, 64<<10)}
+	out := &scanOutput{w: env.Stdout, buf: make([]byte, 0, outputBatch+16<<10)}
 	if env.IsTerminal(env.Stderr) {
 		out.bar = newProgress(env.Stderr, countTargets(sources, engine.DefaultPort()))
 	}
@@ -210,11 +210,18 @@ func scanProtocol(o *scanOptions) (scan.Protocol, error) {
 	return nil, usageError("unknown protocol %q (known: %s)", o.protocol, strings.Join(protocolNames(), ", "))
 }
 
-// scanOutput writes a scan's results as JSON lines and counts them.
+// outputBatch is how many bytes of JSON lines `gsq scan` gathers before it
+// writes them.
+const outputBatch = 128 << 10
+
+// scanOutput writes a scan's results as JSON lines and counts them. Each
+// line is encoded straight after the ones not yet written, and they are
+// written together once outputBatch bytes are gathered, or 100 ms have
+// passed.
 type scanOutput struct {
 	mu        sync.Mutex
-	w         *bufio.Writer
-	line      []byte
+	w         io.Writer
+	buf       []byte // lines not yet written
 	err       error
 	lastFlush time.Time
 	bar       *progress
@@ -250,12 +257,20 @@ func (out *scanOutput) write(sr *scan.Result) {
 	if out.err != nil {
 		return
 	}
-	out.line = append(r.AppendJSON(out.line[:0]), '\n')
-	_, out.err = out.w.Write(out.line)
+	out.buf = append(r.AppendJSON(out.buf), '\n')
 	// Whoever reads the stream live sees results at least every 100 ms.
-	if now := time.Now(); out.err == nil && now.Sub(out.lastFlush) > 100*time.Millisecond {
-		out.err, out.lastFlush = out.w.Flush(), now
+	if now := time.Now(); len(out.buf) >= outputBatch || now.Sub(out.lastFlush) > 100*time.Millisecond {
+		out.flush()
+		out.lastFlush = now
 	}
+}
+
+// flush writes the lines gathered; out.mu is held.
+func (out *scanOutput) flush() {
+	if len(out.buf) > 0 && out.err == nil {
+		_, out.err = out.w.Write(out.buf)
+	}
+	out.buf = out.buf[:0]
 }
 
 func (out *scanOutput) duplicate() {
@@ -273,9 +288,7 @@ func (out *scanOutput) finish() {
 	if out.bar != nil {
 		out.bar.finish()
 	}
-	if out.err == nil {
-		out.err = out.w.Flush()
-	}
+	out.flush()
 }
 
 // summary is the line written on stderr at the end.

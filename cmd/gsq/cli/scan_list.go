@@ -187,7 +187,7 @@ func (f *targetFeed) feed(ctx context.Context, sources []targetSource, yield fun
 			if err != nil {
 				return fmt.Errorf("reading %s: %w", src.name, err)
 			}
-			if !f.add(yield, t, fmt.Sprintf("%s:%d: ", src.name, t.Line)) {
+			if !f.add(yield, t, src.name) {
 				return nil
 			}
 		}
@@ -195,15 +195,25 @@ func (f *targetFeed) feed(ctx context.Context, sources []targetSource, yield fun
 	return nil
 }
 
-// add yields target t, unless it is a duplicate; where names its line in
-// a list, for messages. A target that does not parse goes with a usage
-// error. It returns false when the sequence must stop.
-func (f *targetFeed) add(yield func(scan.Target) bool, t scan.Target, where string) bool {
+// add yields target t, unless it is a duplicate; list names the list it
+// is a line of ("" for an argument), for messages. A target that does not
+// parse goes with a usage error. It returns false when the sequence must
+// stop.
+func (f *targetFeed) add(yield func(scan.Target) bool, t scan.Target, list string) bool {
 	if te := (*scan.TargetError)(nil); errors.As(t.Err, &te) {
+		where := ""
+		if list != "" {
+			where = fmt.Sprintf("%s:%d: ", list, t.Line)
+		}
 		t.Err = usageError("%s%s", where, addressProblem(te.Err))
 		return yield(t)
 	}
-	h := maphash.String(f.seed, hostport.HostPort{Host: t.Host, Port: t.Port, Addr: t.Addr}.String())
+	var h uint64
+	if t.Addr.IsValid() {
+		h = maphash.Comparable(f.seed, t.Addr)
+	} else {
+		h = maphash.String(f.seed, hostport.HostPort{Host: t.Host, Port: t.Port}.String())
+	}
 	if _, dup := f.seen[h]; dup {
 		f.duplicate()
 		return true
