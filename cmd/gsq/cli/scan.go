@@ -58,18 +58,19 @@ asked one section at a time until its challenge is known, then the sections
 left at once; with --host-interval it gets one request at a time, that far
 apart.
 
-Waits: each server takes --deadline (5s) at most from its first request,
-whatever the retries: what has not answered by then fails with a timeout.
+Waits: each server takes --deadline (5s) at most from its first request
+(from the start of the lookup, for a host name), whatever the retries:
+what has not answered by then fails with a timeout.
 An unanswered request is sent again after a timeout adapted to the
 measured round trips (0.25s at first), 1.5 times longer on each retry and
 capped by --timeout (1s), --retries (3) times: a silent server is done
 after about 2s. A closed port is done after one request, when the network
 reports it (Linux; hosts limit how many such reports they send, so in a
-fast scan some closed ports look silent). A host name is resolved when
-its turn comes, before the deadline starts.
+fast scan some closed ports look silent). The wait for a turn under
+--concurrency, --max-per-ip, --rate or --host-interval comes on top.
 
-Ctrl-C stops the scan: each server in flight gets a line with the error
-kind "canceled", and gsq exits 130.
+Ctrl-C stops the scan: each server in flight gets a line with what it had
+answered and the error kind "canceled" for the rest, and gsq exits 130.
 
 A summary goes to stderr at the end, and a progress line while scanning
 when stderr is a terminal.
