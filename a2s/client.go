@@ -248,7 +248,19 @@ func (c *Client) Close() error {
 // when the query could not start (the client is closed, or its socket
 // could not be opened).
 func (c *Client) Query(ctx context.Context, addr netip.AddrPort, sections Sections) (*Result, error) {
-	cl, err := c.run(ctx, addr, sections)
+	return c.QueryFunc(ctx, addr, sections, nil)
+}
+
+// QueryFunc is Query that reports each section as it ends, so that a
+// program can show the answers that came while it waits for the others:
+// each, when not nil, is called with the sections that have just ended
+// (answered or failed) and the result so far. Every section is reported
+// once; a GoldSource server's INFO once its GoldSourceGrace is over. each
+// runs on the goroutine of QueryFunc, between the steps of the query, so
+// it should be quick; r is valid during the call only, but the values it
+// points to stay valid.
+func (c *Client) QueryFunc(ctx context.Context, addr netip.AddrPort, sections Sections, each func(ended Sections, r *Result)) (*Result, error) {
+	cl, err := c.run(ctx, addr, sections, each)
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +284,7 @@ func (r *Result) firstErr() error {
 // both a GoldSource 'm' reply and a Source 'I' reply, Info waits
 // GoldSourceGrace after the 'm' one for the 'I' one and returns both.
 func (c *Client) Info(ctx context.Context, addr netip.AddrPort) (*InfoResult, error) {
-	cl, err := c.run(ctx, addr, SectionInfo)
+	cl, err := c.run(ctx, addr, SectionInfo, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -286,7 +298,7 @@ func (c *Client) Info(ctx context.Context, addr netip.AddrPort) (*InfoResult, er
 
 // Players sends A2S_PLAYER to addr and returns its answer.
 func (c *Client) Players(ctx context.Context, addr netip.AddrPort) (*Players, error) {
-	cl, err := c.run(ctx, addr, SectionPlayers)
+	cl, err := c.run(ctx, addr, SectionPlayers, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +309,7 @@ func (c *Client) Players(ctx context.Context, addr netip.AddrPort) (*Players, er
 
 // Rules sends A2S_RULES to addr and returns its answer.
 func (c *Client) Rules(ctx context.Context, addr netip.AddrPort) (*Rules, error) {
-	cl, err := c.run(ctx, addr, SectionRules)
+	cl, err := c.run(ctx, addr, SectionRules, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +321,7 @@ func (c *Client) Rules(ctx context.Context, addr netip.AddrPort) (*Rules, error)
 // Ping sends the deprecated A2A_PING to addr and returns the round-trip
 // time. Modern Source servers do not answer it.
 func (c *Client) Ping(ctx context.Context, addr netip.AddrPort) (time.Duration, error) {
-	cl, err := c.run(ctx, addr, SectionPing)
+	cl, err := c.run(ctx, addr, SectionPing, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -350,7 +362,7 @@ func (c *Client) query(sections Sections) Query {
 
 // run holds the conversation of one query with addr until it is done. The
 // caller reads its result, then releases the call.
-func (c *Client) run(ctx context.Context, addr netip.AddrPort, sections Sections) (*call, error) {
+func (c *Client) run(ctx context.Context, addr netip.AddrPort, sections Sections, each func(Sections, *Result)) (*call, error) {
 	if err := c.init(); err != nil {
 		return nil, err
 	}
@@ -365,9 +377,16 @@ func (c *Client) run(ctx context.Context, addr netip.AddrPort, sections Sections
 	}
 	conv := &cl.conv
 	conv.Start(&cl.query, addr, chal, has)
+	var reported Sections
 	for {
 		now := time.Now()
 		c.sendPending(cl, now)
+		if each != nil {
+			if ended := conv.ended() &^ reported; ended != 0 {
+				reported |= ended
+				each(ended, conv.Result())
+			}
+		}
 		if conv.Done() {
 			break
 		}
@@ -387,7 +406,11 @@ func (c *Client) run(ctx context.Context, addr netip.AddrPort, sections Sections
 		case <-cl.timer.C:
 			conv.Tick(time.Now())
 		case <-ctx.Done():
-			conv.Fail(contextError(ctx))
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				conv.expire()
+			} else {
+				conv.Fail(ctx.Err())
+			}
 		case <-c.loopDone:
 			c.mu.Lock()
 			err := c.closedErrLocked()
@@ -398,15 +421,6 @@ func (c *Client) run(ctx context.Context, addr netip.AddrPort, sections Sections
 	cl.timer.Stop()
 	c.unregister(cl)
 	return cl, nil
-}
-
-// contextError is why a query stopped when its context ended: a timeout
-// when the context's deadline passed.
-func contextError(ctx context.Context) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return noAnswer{ctx: true}
-	}
-	return ctx.Err()
 }
 
 // handle hands an event of the read loop to cl's conversation.

@@ -150,6 +150,63 @@ func TestClientDeadline(t *testing.T) {
 	}
 }
 
+func TestClientQueryFuncReportsEachSection(t *testing.T) {
+	t.Parallel()
+	// The server answers INFO, never PLAYER or RULES: INFO is reported
+	// while the others still wait, and they are reported when they fail.
+	reply, err := a2stest.DefaultInfo().AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := newFakePeer(t, func(conn *net.UDPConn, from netip.AddrPort, b []byte) {
+		if len(b) > 4 && b[4] == a2s.TypeInfoRequest {
+			conn.WriteToUDPAddrPort(reply, from)
+		}
+	})
+	c := &a2s.Client{Timeout: time.Hour, Deadline: 200 * time.Millisecond}
+	defer c.Close()
+	var calls []a2s.Sections
+	res, err := c.QueryFunc(testCtx(t), addr, a2s.AllSections, func(ended a2s.Sections, r *a2s.Result) {
+		calls = append(calls, ended)
+		if ended&a2s.SectionInfo != 0 && r.Info == nil {
+			t.Errorf("INFO reported without its answer")
+		}
+		if ended == a2s.SectionInfo && (r.PlayersErr != nil || r.RulesErr != nil) {
+			t.Errorf("INFO reported after the others ended: %v, %v", r.PlayersErr, r.RulesErr)
+		}
+	})
+	if res == nil || res.Info == nil || !errors.Is(err, a2s.ErrTimeout) {
+		t.Fatalf("result %+v, err %v", res, err)
+	}
+	if len(calls) != 2 || calls[0] != a2s.SectionInfo || calls[1] != a2s.SectionPlayers|a2s.SectionRules {
+		t.Errorf("reported %v, want INFO, then PLAYER and RULES", calls)
+	}
+}
+
+func TestClientContextDeadlineGarbage(t *testing.T) {
+	t.Parallel()
+	// The context's deadline ends the query, not the client's: a server
+	// that sent only garbage still fails with ErrNotA2S, not a timeout.
+	addr := newFakePeer(t, func(conn *net.UDPConn, from netip.AddrPort, _ []byte) {
+		conn.WriteToUDPAddrPort([]byte("HTTP/1.0 400 Bad Request\r\n\r\n"), from)
+	})
+	c := &a2s.Client{Timeout: time.Hour, Deadline: -1}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(testCtx(t), 100*time.Millisecond)
+	defer cancel()
+	res, err := c.Query(ctx, addr, a2s.AllSections)
+	if !errors.Is(err, a2s.ErrNotA2S) || errors.Is(err, a2s.ErrTimeout) || !errors.Is(res.RulesErr, a2s.ErrNotA2S) {
+		t.Fatalf("err = %v, rules %v; want ErrNotA2S", err, res.RulesErr)
+	}
+	// Without garbage it is a timeout that says the context ended it.
+	silent := newFakePeer(t, nil)
+	ctx, cancel = context.WithTimeout(testCtx(t), 50*time.Millisecond)
+	defer cancel()
+	if _, err := c.Query(ctx, silent, a2s.SectionInfo); !errors.Is(err, a2s.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("silent: %v", err)
+	}
+}
+
 func TestClientSilentServerIsAskedInfoOnly(t *testing.T) {
 	t.Parallel()
 	// After INFO times out, PLAYER and RULES are not asked: a server that

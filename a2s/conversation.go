@@ -402,6 +402,28 @@ func (c *Conversation) silence() error {
 	return noAnswer{}
 }
 
+// expire ends every section not finished yet as the Deadline does, when
+// the deadline of the driver's context has passed: with a timeout that
+// matches context.DeadlineExceeded too, unless the server sent what is
+// not A2S.
+func (c *Conversation) expire() {
+	if c.bad != nil {
+		c.failLeft(c.bad)
+		return
+	}
+	c.failLeft(noAnswer{ctx: true})
+}
+
+// ended is the sections that have ended, answered or failed; INFO not
+// while the GoldSource grace runs, as an 'I' reply may still replace the
+// 'm' one.
+func (c *Conversation) ended() Sections {
+	if !c.grace.IsZero() {
+		return c.finished &^ SectionInfo
+	}
+	return c.finished
+}
+
 // Fail ends every section not finished yet with err: the driver gave up
 // (a send failed, its context ended, it closed).
 func (c *Conversation) Fail(err error) { c.failLeft(err) }

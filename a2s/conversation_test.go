@@ -334,12 +334,12 @@ func TestConversationGoldSourceGrace(t *testing.T) {
 		ct := startConv(t, &Query{Sections: SectionInfo}, 0, false)
 		ct.expect("T-")
 		ct.recv(ct.encode(gold))
-		if ct.c.Done() {
-			t.Fatal("done before the grace for an 'I' reply")
+		if ct.c.Done() || ct.c.ended() != 0 {
+			t.Fatalf("done (ended %v) before the grace for an 'I' reply", ct.c.ended())
 		}
 		ct.recv(ct.encode(convInfo))
 		r := ct.c.Result()
-		if !ct.c.Done() || string(r.Info.Name) != "conv" || string(r.GoldSource.Name) != "gold" {
+		if !ct.c.Done() || ct.c.ended() != SectionInfo || string(r.Info.Name) != "conv" || string(r.GoldSource.Name) != "gold" {
 			t.Fatalf("%+v", r)
 		}
 	})

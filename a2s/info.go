@@ -3,8 +3,6 @@ package a2s
 import (
 	"bytes"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/gsq-project/gsq/internal/wire"
 )
@@ -145,22 +143,35 @@ func (in *Info) PlayerCounts() (players, max int) {
 	if in.EDF&EDFKeywords == 0 {
 		return players, max
 	}
-	for kw := range strings.SplitSeq(string(in.Keywords), ",") {
-		if len(kw) < 3 || len(kw) > 11 {
+	for kw := range bytes.SplitSeq(in.Keywords, []byte(",")) {
+		if len(kw) < 3 || len(kw) > 11 || kw[1] != 'p' || kw[0] != 'c' && kw[0] != 'm' {
 			continue
 		}
-		n, err := strconv.ParseUint(kw[2:], 10, 31)
-		if err != nil {
+		n, ok := keywordCount(kw[2:])
+		if !ok {
 			continue
 		}
-		switch kw[:2] {
-		case "cp":
-			players = int(n)
-		case "mp":
-			max = int(n)
+		if kw[0] == 'c' {
+			players = n
+		} else {
+			max = n
 		}
 	}
 	return players, max
+}
+
+// keywordCount reads the decimal digits of a cp/mp keyword (at most 9 of
+// them, so the count fits any int), without allocating: PlayerCounts runs
+// for every server a scan prints.
+func keywordCount(digits []byte) (int, bool) {
+	n := 0
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }
 
 // infoBlock lets ParseInfo allocate the Info and its optional parts at once.

@@ -78,11 +78,18 @@ func TestInfoPlayerCountsRust(t *testing.T) {
 	if p, m := in.PlayerCounts(); p != 293 || m != 300 {
 		t.Errorf("PlayerCounts = %d, %d; want 293, 300", p, m)
 	}
-	for _, kw := range []string{"", "mp,cp", "mpx12,cp-3", "cp99999999999999", "vcp12"} {
+	for _, kw := range []string{"", "mp,cp", "mpx12,cp-3", "cp99999999999999", "vcp12", "cp+5,mp 9", "Cp12,MP12", "cp1_0"} {
 		in.Keywords = Text(kw)
 		if p, m := in.PlayerCounts(); p != 293&0xFF || m != 300&0xFF {
 			t.Errorf("keywords %q: PlayerCounts = %d, %d; want the bytes", kw, p, m)
 		}
+	}
+	in.Keywords = Text("cp999999999,mp0")
+	if p, m := in.PlayerCounts(); p != 999999999 || m != 0 {
+		t.Errorf("nine digits: PlayerCounts = %d, %d", p, m)
+	}
+	if n := testing.AllocsPerRun(10, func() { in.PlayerCounts() }); n != 0 {
+		t.Errorf("PlayerCounts allocates %v times", n)
 	}
 	// Without the keywords bit the keywords are ignored.
 	in.Keywords, in.EDF = Text("cp1,mp2"), 0

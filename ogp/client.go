@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gsq-project/gsq/internal/udpio"
 )
 
 // Client defaults, used when the corresponding Client field is zero.
@@ -399,16 +401,6 @@ func newID() uint32 {
 	}
 }
 
-// writeTo sends one datagram on conn.
-func writeTo(conn net.PacketConn, b []byte, addr netip.AddrPort) error {
-	if uc, ok := conn.(*net.UDPConn); ok {
-		_, err := uc.WriteToUDPAddrPort(b, addr)
-		return err
-	}
-	_, err := conn.WriteTo(b, net.UDPAddrFromAddrPort(addr))
-	return err
-}
-
 // exchange sends one request until it is answered, re-challenging on
 // error 3, and returns the answer's header and (reassembled) body.
 func (c *Client) exchange(ctx context.Context, addr netip.AddrPort, typ Type, body []byte) (Header, []byte, time.Duration, Stats, error) {
@@ -445,7 +437,7 @@ func (c *Client) exchange(ctx context.Context, addr netip.AddrPort, typ Type, bo
 			c.Debug("send", addr, pkt)
 		}
 		sent := time.Now()
-		if err := writeTo(conn, pkt, addr); err != nil {
+		if err := udpio.WriteTo(conn, pkt, addr); err != nil {
 			return Header{}, nil, 0, st, fmt.Errorf("ogp: send: %w", err)
 		}
 		st.Sent++

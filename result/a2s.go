@@ -9,6 +9,23 @@ import (
 	"github.com/gsq-project/gsq/a2s/bohemia"
 )
 
+// SetA2S records the outcome of an A2S conversation (a2s.Client.Query,
+// or an a2s.Conversation that is done): each section that holds an
+// answer or an error, with the round-trip time as Ping. A section the
+// conversation was not asked has neither, and is left as it is. A2A_PING
+// has no place in a Result.
+func (r *Result) SetA2S(res *a2s.Result) {
+	if res.Info != nil || res.InfoErr != nil {
+		r.SetA2SInfo(&a2s.InfoResult{Info: res.Info, GoldSource: res.GoldSource, RTT: res.RTT, Ping: res.RTT}, res.InfoErr)
+	}
+	if res.Players != nil || res.PlayersErr != nil {
+		r.SetA2SPlayers(res.Players, res.PlayersErr)
+	}
+	if res.Rules != nil || res.RulesErr != nil {
+		r.SetA2SRules(res.Rules, res.RulesErr)
+	}
+}
+
 // SetA2SInfo records the answer to A2S_INFO (res), or its error, and
 // fills the Summary and Ping from it.
 func (r *Result) SetA2SInfo(res *a2s.InfoResult, err error) {
@@ -226,27 +243,54 @@ func appendInfo(b []byte, in, gold *a2s.Info) []byte {
 	return o.end()
 }
 
-// appendPlayers appends an A2S_PLAYER reply as a list.
+// appendPlayers appends an A2S_PLAYER reply as a list. It and
+// appendRules write each member by hand into a local buffer: a list holds
+// hundreds of members, and this is the bulk of a scan's output.
 func appendPlayers(b []byte, p *a2s.Players) []byte {
-	return appendList(b, len(p.List), func(o *object, i int) {
+	b = append(b, '[')
+	for i := range p.List {
 		pl := &p.List[i]
-		o.uint("index", uint64(pl.Index))
-		o.text("name", pl.Name)
-		o.int("score", int64(pl.Score))
-		o.float("duration", round(float64(pl.Duration), 3))
-		if p.Ship {
-			o.int("deaths", int64(pl.Deaths))
-			o.int("money", int64(pl.Money))
+		if i > 0 {
+			b = append(b, ',')
 		}
-	})
+		b = append(b, `{"index":`...)
+		b = strconv.AppendUint(b, uint64(pl.Index), 10)
+		b = append(b, `,"name":`...)
+		b = appendText(b, "name", pl.Name)
+		b = append(b, `,"score":`...)
+		b = strconv.AppendInt(b, int64(pl.Score), 10)
+		mark := len(b)
+		b = append(b, `,"duration":`...)
+		if nb, ok := appendRounded(b, float64(pl.Duration), 3); ok {
+			b = nb
+		} else {
+			b = b[:mark] // left out: not a finite number
+		}
+		if p.Ship {
+			b = append(b, `,"deaths":`...)
+			b = strconv.AppendInt(b, int64(pl.Deaths), 10)
+			b = append(b, `,"money":`...)
+			b = strconv.AppendInt(b, int64(pl.Money), 10)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
 }
 
 // appendRules appends an A2S_RULES reply as a list.
 func appendRules(b []byte, r *a2s.Rules) []byte {
-	return appendList(b, len(r.List), func(o *object, i int) {
-		o.text("name", r.List[i].Name)
-		o.text("value", r.List[i].Value)
-	})
+	b = append(b, '[')
+	for i := range r.List {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = appendText(b, "name", r.List[i].Name)
+		b = append(b, `,"value":`...)
+		b = appendText(b, "value", r.List[i].Value)
+		b = append(b, '}')
+	}
+	return append(b, ']')
 }
 
 // Steam AppIDs of the games whose keywords carry tags the JSON decodes.

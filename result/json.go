@@ -85,20 +85,28 @@ func (o *object) float(k string, v float64) {
 // followed by a base64 twin, k_b64, holding the exact bytes.
 func (o *object) text(k string, raw []byte) {
 	o.key(k)
+	o.b = appendText(o.b, k, raw)
+}
+
+// appendText appends raw, the value of member k, as text does: the string,
+// and the member k_b64 after it when raw is not valid UTF-8. The encoders
+// of long lists (players, rules) call it with their buffer in a local
+// variable, which the garbage collector's write barrier need not watch.
+func appendText(b []byte, k string, raw []byte) []byte {
 	s := unsafe.String(unsafe.SliceData(raw), len(raw)) // read only, not retained
 	if jsonenc.Plain(s) {
-		o.b = append(o.b, '"')
-		o.b = append(o.b, s...)
-		o.b = append(o.b, '"')
-		return
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
 	}
 	if utf8.ValidString(s) {
-		o.b = appendString(o.b, s)
-		return
+		return appendString(b, s)
 	}
-	o.b = appendString(o.b, textenc.Decode(raw))
-	o.key(k + "_b64")
-	o.b = appendBase64(o.b, raw)
+	b = appendString(b, textenc.Decode(raw))
+	b = append(b, ',', '"')
+	b = append(b, k...)
+	b = append(b, `_b64":`...)
+	return appendBase64(b, raw)
 }
 
 // appendBase64 appends raw as a base64 JSON string.
@@ -143,11 +151,46 @@ func (o *object) strings(k string, list []string) {
 	o.b = append(o.b, ']')
 }
 
-// round rounds f to n decimals, so that float32 noise (123.40000152) and
-// nanoseconds do not reach the output.
-func round(f float64, n int) float64 {
+// appendRounded appends f rounded to n decimals (so that float32 noise,
+// 123.40000152, and nanoseconds do not reach the output) as encoding/json
+// writes that float64,
+// and reports false, appending nothing, when it is not a finite number.
+// Below 1e9 it writes the rounded integer q = f*10^n with its decimal point
+// set, trailing zeros dropped, sparing strconv's search for the shortest
+// decimal: there, neighbouring float64 values are less than 1e-6 apart, so
+// no decimal shorter than q's reads back as q/10^n (n is at most 6).
+func appendRounded(b []byte, f float64, n int) ([]byte, bool) {
 	p := math.Pow10(n)
-	return math.Round(f*p) / p
+	q := math.Round(f * p)
+	v := q / p
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return b, false
+	case v == 0 || math.Abs(v) >= 1e9 || n > 6:
+		return jsonenc.AppendFloat(b, v), true // 0 keeps its sign: -0
+	}
+	i := int64(q)
+	if i < 0 {
+		b = append(b, '-')
+		i = -i
+	}
+	unit := int64(p)
+	b = strconv.AppendInt(b, i/unit, 10)
+	frac := i % unit
+	if frac == 0 {
+		return b, true
+	}
+	b = append(b, '.')
+	var digits [6]byte
+	for k := n - 1; k >= 0; k-- {
+		digits[k] = byte('0' + frac%10)
+		frac /= 10
+	}
+	last := n
+	for digits[last-1] == '0' {
+		last--
+	}
+	return append(b, digits[:last]...), true
 }
 
 // appendString appends s as a JSON string, <, > and & unescaped (JSON on

@@ -3,8 +3,12 @@ package result
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"math/rand/v2"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/gsq-project/gsq/internal/jsonenc"
 )
 
 // reference encodes v as encoding/json does with HTML escaping off, the
@@ -66,4 +70,45 @@ func TestErrorJSONMatchesEncodingJSON(t *testing.T) {
 	if got, want := string(e.appendJSON(nil)), reference(t, e); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
+}
+
+// roundedReference is what appendRounded must write: the float64 rounded
+// to n decimals, as encoding/json writes it.
+func roundedReference(f float64, n int) (string, bool) {
+	p := math.Pow10(n)
+	v := math.Round(f*p) / p
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "", false
+	}
+	return string(jsonenc.AppendFloat(nil, v)), true
+}
+
+func checkRounded(t *testing.T, f float64) {
+	for _, n := range []int{2, 3} {
+		got, ok := appendRounded(nil, f, n)
+		want, wantOK := roundedReference(f, n)
+		if string(got) != want || ok != wantOK {
+			t.Fatalf("appendRounded(%v, %d) = %q, %v; want %q, %v", f, n, got, ok, want, wantOK)
+		}
+	}
+}
+
+func TestAppendRounded(t *testing.T) {
+	t.Parallel()
+	for _, f := range []float64{0, math.Copysign(0, -1), -0.0004, 0.0004, 0.0005, 0.005, 1, -1, 2527.5, 12.3456789, 0.1, 0.7, 1.005,
+		-1.2345, 999999999.9994, 999999999.9996, 1e9, 1e12, -1e15, 1e300, math.MaxFloat32, math.Inf(1), math.NaN(), 4.35, 8.675} {
+		checkRounded(t, f)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		checkRounded(t, float64(float32(r.NormFloat64()*math.Pow10(r.IntN(12)-3))))
+		checkRounded(t, float64(r.IntN(1e6))/1000+float64(r.IntN(3))*1e-9)
+	}
+}
+
+func FuzzAppendRounded(f *testing.F) {
+	for _, v := range []float64{0, 1.5, -2.25, 1e9, 12.3456} {
+		f.Add(v)
+	}
+	f.Fuzz(checkRounded)
 }

@@ -200,7 +200,8 @@ func (r *Result) AppendJSON(b []byte) []byte {
 		o.str("dialect", r.OGP.Dialect.String())
 	}
 	if r.Ping > 0 {
-		o.float("ping_ms", round(float64(r.Ping)/float64(time.Millisecond), 2))
+		o.key("ping_ms")
+		o.b, _ = appendRounded(o.b, float64(r.Ping)/float64(time.Millisecond), 2) // a positive duration: finite
 	}
 	o.key("summary")
 	o.b = r.Summary.AppendJSON(o.b)

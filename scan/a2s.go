@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/result"
 )
 
 // A2S asks each server the Valve A2S queries. With every section false it
@@ -29,6 +30,8 @@ type A2S struct {
 func (A2S) DefaultPort() uint16 { return 27015 }
 
 func (A2S) protocol() {}
+
+func (A2S) resultProtocol() result.Protocol { return result.A2SProtocol }
 
 // sections is what p asks.
 func (p A2S) sections() a2s.Sections {
@@ -64,20 +67,6 @@ func (p A2S) query(retries int, deadline time.Duration, serial bool) a2s.Query {
 		q.Retries = -1
 	}
 	return q
-}
-
-// A2SResult is what one server answered. Each section asked for holds a
-// value or its own error; a section not asked for has neither. The errors
-// are *a2s.OpError values naming the section and the server.
-type A2SResult struct {
-	Ping       time.Duration // the round-trip time (a2s.Result.RTT); 0 if nothing came back
-	Info       *a2s.Info
-	GoldSource *a2s.Info // the 'm' reply of a server that sent both 'm' and 'I'
-	InfoErr    error
-	Players    *a2s.Players
-	PlayersErr error
-	Rules      *a2s.Rules
-	RulesErr   error
 }
 
 // a2sStatus classifies the result of a conversation that asked sections.

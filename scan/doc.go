@@ -8,8 +8,11 @@
 // channel, see [Channel]) and can be called again and again on the same
 // sockets: each server's challenge and the network's round-trip time carry
 // over from one run to the next, so that a poller asking 10,000 servers
-// every 30 seconds asks each one's sections at once. Both hand each
-// [Result] to a callback as soon as it is complete. A few UDP sockets
+// every 30 seconds asks each one's sections at once. [Scanner.Run] takes
+// values too, on sockets of its own. Each hands every [Result] to a
+// callback as soon as it is complete: the target, its [Status], and the
+// answers as a [result.Result], the protocol-neutral result with its
+// summary, errors and JSON encoding. A few UDP sockets
 // serve every query; replies are demultiplexed by their source address, so
 // the number of sockets does not grow with the number of servers.
 //

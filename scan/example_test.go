@@ -27,9 +27,11 @@ func Example() {
 	targets := []scan.Target{{Addr: srv.Addr(), Input: "my-server"}}
 	for range 2 {
 		sum, err := session.Run(context.Background(), slices.Values(targets), func(r *scan.Result) {
-			a := r.A2S
+			// r.Result is the protocol-neutral result.Result, the one
+			// gsq scan prints with r.Result.AppendJSON.
+			s, a := r.Result.Summary, r.Result.A2S
 			fmt.Printf("%s: %s, %q on %s, %d players, %d rules\n",
-				r.Target.Input, r.Status, a.Info.Name, a.Info.Map, len(a.Players.List), len(a.Rules.List))
+				r.Result.Target, r.Status, *s.Name, *s.Map, *s.Players, len(a.Rules.List))
 		})
 		if err != nil {
 			fmt.Println(err)
@@ -55,7 +57,7 @@ func ExampleScanner_Scan() {
 	sum, err := s.Scan(context.Background(), strings.NewReader(list), func(r *scan.Result) {
 		switch r.Status {
 		case scan.StatusAnswered:
-			fmt.Printf("line %d: %s\n", r.Target.Line, r.A2S.Info.Name)
+			fmt.Printf("line %d: %s\n", r.Target.Line, r.Result.A2S.Info.Name)
 		default:
 			fmt.Printf("line %d: %s\n", r.Target.Line, r.Status)
 		}

@@ -3,12 +3,15 @@ package scan
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
+	"net/netip"
 	"sync"
 	"time"
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/internal/udpio"
+	"github.com/gsq-project/gsq/result"
 )
 
 // flight is one target being queried. An A2S flight drives an
@@ -20,11 +23,14 @@ import (
 type flight struct {
 	r    *run
 	res  Result
-	a2s  A2SResult
+	addr netip.AddrPort // the address queried, once known
 	sock *socket
 	// ipCounted is set while the flight holds one of its IP address's
 	// MaxPerIP places; guarded by the engine's mu.
 	ipCounted bool
+	// resolving is the time its host name took to resolve, which counts
+	// against the Deadline.
+	resolving time.Duration
 
 	mu       sync.Mutex
 	conv     a2s.Conversation
@@ -32,7 +38,8 @@ type flight struct {
 	timer    *time.Timer
 	armed    time.Time // when the timer is due; zero when it is not armed
 	nextSend time.Time // HostInterval spacing
-	buf      []byte
+	buf      []byte    // the request being sent; reqBuf unless it grew (PadInfo)
+	reqBuf   [32]byte  // room for every request but a padded A2S_INFO
 	launched bool
 	done     bool
 	canceled bool
@@ -45,10 +52,23 @@ type flight struct {
 }
 
 func newFlight(r *run, t Target) *flight {
-	f := &flight{r: r}
+	f := &flight{r: r, addr: t.Addr}
+	f.buf = f.reqBuf[:0]
 	f.wait = waiter{prio: -1, owner: f}
-	f.res.Target, f.res.Addr = t, t.Addr
+	input := t.Input
+	if input == "" {
+		input = t.String()
+	}
+	f.res.Target = t
+	f.res.Result = result.New(input, t.Addr, r.e.proto.resultProtocol())
 	return f
+}
+
+// fail ends f before any query with err, whose kind is kind, and status.
+func (f *flight) fail(status Status, kind result.Kind, err error) {
+	f.res.Status = status
+	f.res.Result.Err = &result.Error{Kind: kind, Message: err.Error(), Err: err}
+	f.r.deliver(&f.res)
 }
 
 // launch starts the conversation with the server. The first requests go
@@ -66,7 +86,7 @@ func (f *flight) launch(out *udpio.Writer) {
 		return
 	}
 	f.launched = true
-	addr := f.res.Addr
+	addr := f.addr
 	if e.interval > 0 {
 		f.nextSend = e.nextSendTo(addr)
 	}
@@ -80,6 +100,7 @@ func (f *flight) launch(out *udpio.Writer) {
 		return
 	}
 	f.query = e.query
+	f.query.Deadline = f.deadline()
 	f.query.Timeout = e.rtt.timeout()
 	f.query.MaxTimeout = e.rtt.max
 	if s := f.res.Target.Sections; s != 0 {
@@ -138,7 +159,7 @@ func (f *flight) transmit(now time.Time, out *udpio.Writer) {
 	if resend {
 		f.resent++
 	}
-	addr := f.res.Addr
+	addr := f.addr
 	if e.debug != nil {
 		e.debug("send", addr, b)
 	}
@@ -279,12 +300,21 @@ func (f *flight) converse() {
 		}
 	}
 	ctx := r.ctx
-	if r.e.deadline > 0 {
+	if d := f.deadline(); d > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, r.e.deadline)
+		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	status, fill, stats := r.e.blocking.query(ctx, f.res.Addr)
+	f.mu.Lock()
+	if f.done {
+		f.mu.Unlock()
+		return
+	}
+	f.mu.Unlock()
+	// The answer goes into a result of its own: a flight canceled
+	// meanwhile has handed its result on.
+	answer := result.New(f.res.Result.Target, f.addr, f.res.Result.Protocol)
+	status, stats := r.e.blocking.query(ctx, f.addr, answer)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.done {
@@ -293,9 +323,19 @@ func (f *flight) converse() {
 	f.sent, f.resent = int64(stats.Sent), int64(stats.Resent)
 	f.nextSend = time.Now().Add(r.e.interval)
 	f.res.Status = status
-	fill(&f.res)
+	f.res.Result = answer
 	f.canceled = r.ctx.Err() != nil
 	f.finish()
+}
+
+// deadline is what is left of the Deadline for the query, once the host
+// name is resolved; negative for none.
+func (f *flight) deadline() time.Duration {
+	d := f.r.e.deadline
+	if d > 0 && f.resolving > 0 {
+		d = max(d-f.resolving, time.Millisecond)
+	}
+	return d
 }
 
 // finish ends the flight and hands its result on; f.mu is held.
@@ -310,20 +350,22 @@ func (f *flight) finish() {
 	}
 	if f.launched && e.blocking == nil {
 		res := f.conv.Result()
-		f.a2s = A2SResult{
-			Ping: res.RTT, Info: res.Info, GoldSource: res.GoldSource, InfoErr: res.InfoErr,
-			Players: res.Players, PlayersErr: res.PlayersErr, Rules: res.Rules, RulesErr: res.RulesErr,
-		}
-		f.res.A2S = &f.a2s
+		f.res.Result.SetA2S(res)
 		f.res.Status = a2sStatus(res, f.query.Sections)
 		if c, ok := f.conv.Challenge(); ok {
-			e.keepChallenge(f.res.Addr, c)
+			e.keepChallenge(f.addr, c)
 		}
 	}
 	if f.canceled {
 		f.res.Status = StatusCanceled
-		if !f.launched {
-			f.res.Err = r.ctx.Err()
+		if rr := f.res.Result; rr.Err == nil && len(rr.Errors) == 0 {
+			// Not asked yet, or an OGP query cut short: no section says so.
+			when := "before it was queried"
+			if f.launched {
+				when = "before it answered"
+			}
+			err := fmt.Errorf("scan: %s: canceled %s: %w", rr.Target, when, r.ctx.Err())
+			rr.Err = &result.Error{Kind: result.KindCanceled, Message: err.Error(), Err: err}
 		}
 	}
 	r.sent.Add(f.sent)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gsq-project/gsq/ogp"
+	"github.com/gsq-project/gsq/result"
 )
 
 // OGP asks each server the Open Game Protocol default query (see the OGP
@@ -28,12 +29,7 @@ func (OGP) DefaultPort() uint16 { return 0 }
 
 func (OGP) protocol() {}
 
-// OGPResult is what one server answered to the OGP query.
-type OGPResult struct {
-	Ping   time.Duration
-	Answer *ogp.Answer // nil when the query failed
-	Err    error       // with an Answer: the part that could not be read
-}
+func (OGP) resultProtocol() result.Protocol { return result.OGPProtocol }
 
 // blockingProtocol is a protocol whose conversations run on a client of
 // their own, one goroutine per target, rather than on the engine's
@@ -43,9 +39,9 @@ type blockingProtocol interface {
 }
 
 type blockingSession interface {
-	// query asks addr, and returns the outcome, what to fill in the
-	// result with, and the datagrams the query sent.
-	query(ctx context.Context, addr netip.AddrPort) (Status, func(*Result), ogp.Stats)
+	// query asks addr, records the answer in r, and returns the outcome
+	// and the datagrams the query sent.
+	query(ctx context.Context, addr netip.AddrPort, r *result.Result) (Status, ogp.Stats)
 	close()
 }
 
@@ -67,13 +63,12 @@ type ogpSession struct {
 	q *ogp.Query
 }
 
-func (s *ogpSession) query(ctx context.Context, addr netip.AddrPort) (Status, func(*Result), ogp.Stats) {
-	res := &OGPResult{}
+func (s *ogpSession) query(ctx context.Context, addr netip.AddrPort, r *result.Result) (Status, ogp.Stats) {
 	resp, err := s.c.Query(ctx, addr, s.q)
-	res.Err = err
+	r.SetOGP(s.c.Dialect, s.q.Request, resp, err)
 	var stats ogp.Stats
 	if resp != nil {
-		res.Answer, res.Ping, stats = resp.Answer, resp.RTT, resp.Stats
+		stats = resp.Stats
 	}
 	if ce := (*ogp.CallError)(nil); errors.As(err, &ce) {
 		stats = ce.Stats
@@ -82,14 +77,14 @@ func (s *ogpSession) query(ctx context.Context, addr netip.AddrPort) (Status, fu
 	switch {
 	case err == nil:
 		status = StatusAnswered
-	case res.Answer != nil:
+	case resp != nil && resp.Answer != nil:
 		status = StatusPartial
 	case errors.Is(err, ogp.ErrTimeout):
 		status = StatusTimedOut
 	case errors.Is(err, syscall.ECONNREFUSED):
 		status = StatusUnreachable
 	}
-	return status, func(r *Result) { r.OGP = res }, stats
+	return status, stats
 }
 
 func (s *ogpSession) close() { s.c.Close() }

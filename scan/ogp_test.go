@@ -55,12 +55,12 @@ func TestScanOGP(t *testing.T) {
 		if r == nil {
 			t.Fatalf("no result for %s", addr)
 		}
-		if r.Status != st || r.OGP == nil {
-			t.Errorf("%s: status %v, want %v (%+v)", addr, r.Status, st, r.OGP)
+		if r.Status != st || r.Result.OGP == nil {
+			t.Errorf("%s: status %v, want %v (%+v)", addr, r.Status, st, r.Result.OGP)
 			continue
 		}
-		if st == StatusAnswered && (r.OGP.Answer == nil || len(r.OGP.Answer.Players.Players) == 0) {
-			t.Errorf("%s: answer %+v", addr, r.OGP.Answer)
+		if st == StatusAnswered && (r.Result.OGP.Answer == nil || len(r.Result.OGP.Answer.Players.Players) == 0) {
+			t.Errorf("%s: answer %+v", addr, r.Result.OGP.Answer)
 		}
 	}
 }
@@ -79,11 +79,11 @@ func TestScanOGPFleet(t *testing.T) {
 	}
 	for i := range f.Len() {
 		r := got[f.Addr(i)]
-		if r == nil || r.OGP == nil || r.OGP.Answer == nil {
+		if r == nil || r.Result.OGP == nil || r.Result.OGP.Answer == nil {
 			t.Fatalf("server %d: %+v", i, r)
 		}
 		want := sim.FleetContent(i)
-		if a := r.OGP.Answer; string(a.Info.HostName) != want.Name || len(a.Rules) != len(want.Rules) {
+		if a := r.Result.OGP.Answer; string(a.Info.HostName) != want.Name || len(a.Rules) != len(want.Rules) {
 			t.Errorf("server %d: %q with %d rules, want %q with %d", i, a.Info.HostName, len(a.Rules), want.Name, len(want.Rules))
 		}
 	}

@@ -15,7 +15,16 @@ import (
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/a2stest"
+	"github.com/gsq-project/gsq/result"
 )
+
+// sectionErr is the error of section s of r, nil when it has none.
+func sectionErr(r *Result, s result.Section) error {
+	if e := r.Result.SectionErr(s); e != nil {
+		return e
+	}
+	return nil
+}
 
 // scriptServer is a fake A2S server on a loopback port whose answers the
 // test scripts: handle sees each request, numbered from 0 in arrival
@@ -158,7 +167,7 @@ func scanOne(t *testing.T, s *Scanner, addr netip.AddrPort) (*Result, Summary) {
 
 func checkAnswered(t *testing.T, r *Result) {
 	t.Helper()
-	a := r.A2S
+	a := r.Result.A2S
 	if r.Status != StatusAnswered || a == nil {
 		t.Fatalf("status %v, %+v", r.Status, a)
 	}
@@ -253,9 +262,8 @@ func TestScanTooManyChallenges(t *testing.T) {
 	s := patient
 	s.Protocol = A2S{Info: true, Players: true, MaxChallenges: 2}
 	r, sum := scanOne(t, &s, srv.addr)
-	a := r.A2S
-	if r.Status != StatusFailed || !errors.Is(a.InfoErr, a2s.ErrTooManyChallenges) || !errors.Is(a.PlayersErr, a2s.ErrTooManyChallenges) {
-		t.Fatalf("status %v, info %v, players %v", r.Status, a.InfoErr, a.PlayersErr)
+	if r.Status != StatusFailed || !errors.Is(sectionErr(r, result.SectionInfo), a2s.ErrTooManyChallenges) || !errors.Is(sectionErr(r, result.SectionPlayers), a2s.ErrTooManyChallenges) {
+		t.Fatalf("status %v, info %v, players %v", r.Status, sectionErr(r, result.SectionInfo), sectionErr(r, result.SectionPlayers))
 	}
 	// INFO alone, then INFO and PLAYER with the challenges of requests 0
 	// and 2; the challenge of request 4 is one too many.
@@ -299,8 +307,8 @@ func TestScanRetriesPerSection(t *testing.T) {
 	})
 	s := &Scanner{Retries: 2, MinTimeout: 100 * time.Millisecond, Timeout: 150 * time.Millisecond}
 	r, sum := scanOne(t, s, srv.addr)
-	a := r.A2S
-	if r.Status != StatusPartial || a.Info == nil || a.Players == nil || !errors.Is(a.RulesErr, a2s.ErrTimeout) {
+	a := r.Result.A2S
+	if r.Status != StatusPartial || a.Info == nil || a.Players == nil || !errors.Is(sectionErr(r, result.SectionRules), a2s.ErrTimeout) {
 		t.Fatalf("status %v, %+v", r.Status, a)
 	}
 	checkTraffic(t, srv, sum, "T- T9 U9 V9 V9 V9", 2)
@@ -363,7 +371,7 @@ func TestScanGarbage(t *testing.T) {
 		s := &Scanner{Protocol: A2S{Info: true}, Timeout: 30 * time.Millisecond, MinTimeout: 30 * time.Millisecond, Retries: -1}
 		r, _ := scanOne(t, s, srv.addr)
 		var pe *a2s.ParseError
-		if err := r.A2S.InfoErr; r.Status != StatusFailed || !errors.Is(err, a2s.ErrNotA2S) || errors.Is(err, a2s.ErrTimeout) || !errors.As(err, &pe) {
+		if err := sectionErr(r, result.SectionInfo); r.Status != StatusFailed || !errors.Is(err, a2s.ErrNotA2S) || errors.Is(err, a2s.ErrTimeout) || !errors.As(err, &pe) {
 			t.Fatalf("status %v, info error %v", r.Status, err)
 		}
 	})
@@ -392,7 +400,7 @@ func TestScanProfiles(t *testing.T) {
 			srv := a2stest.NewServer(p)
 			t.Cleanup(srv.Close)
 			r, _ := scanOne(t, &patient, srv.Addr())
-			a := r.A2S
+			a := r.Result.A2S
 			if r.Status != StatusAnswered || a.Info == nil || a.Players == nil || a.Rules == nil {
 				t.Fatalf("status %v, %+v", r.Status, a)
 			}
@@ -419,8 +427,7 @@ func TestScanBanned(t *testing.T) {
 	if r.Status != StatusFailed {
 		t.Fatalf("status %v, want failed", r.Status)
 	}
-	a := r.A2S
-	for name, err := range map[string]error{"info": a.InfoErr, "players": a.PlayersErr, "rules": a.RulesErr} {
+	for name, err := range map[string]error{"info": sectionErr(r, result.SectionInfo), "players": sectionErr(r, result.SectionPlayers), "rules": sectionErr(r, result.SectionRules)} {
 		var be *a2s.BannedError
 		if !errors.As(err, &be) || string(be.Message) != string(p.Banned) {
 			t.Errorf("%s: error %v, want the server's ban message", name, err)
@@ -506,8 +513,51 @@ func TestScanContextDuringPipeline(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || len(results) != 1 || sum.Canceled != 1 {
 		t.Fatalf("err %v, %d results, %+v", err, len(results), sum)
 	}
-	if a := results[0].A2S; results[0].Status != StatusCanceled || !errors.Is(a.RulesErr, context.Canceled) {
-		t.Errorf("status %v, %+v", results[0].Status, a)
+	r := results[0]
+	if r.Status != StatusCanceled || !errors.Is(sectionErr(r, result.SectionRules), context.Canceled) || r.Result.Err.Kind != result.KindCanceled {
+		t.Errorf("status %v, %+v, errors %+v", r.Status, r.Result.Err, r.Result.Errors)
+	}
+}
+
+func TestScanCanceledKeepsAnswers(t *testing.T) {
+	t.Parallel()
+	// A server answers INFO, then nothing: canceled then, its result
+	// keeps the info, and the sections left fail as canceled. With
+	// HostInterval the client asks one section at a time, so PLAYER goes
+	// out once the INFO answer is in.
+	var once sync.Once
+	asked := make(chan struct{})
+	handle := challenged(t, 0x31)
+	srv := startScript(t, func(n int, req a2s.Request) [][]byte {
+		if req.Type == a2s.TypePlayerRequest && req.HasChallenge {
+			once.Do(func() { close(asked) })
+		}
+		if req.Type == a2s.TypeInfoRequest {
+			return handle(n, req)
+		}
+		return nil
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-asked
+		cancel()
+	}()
+	s := patient
+	s.HostInterval = time.Millisecond
+	var results []*Result
+	sum, err := s.Scan(ctx, strings.NewReader(srv.addr.String()), func(r *Result) { results = append(results, r) })
+	if !errors.Is(err, context.Canceled) || len(results) != 1 || sum.Canceled != 1 {
+		t.Fatalf("err %v, %d results, %+v", err, len(results), sum)
+	}
+	r := results[0]
+	if r.Status != StatusCanceled || r.Result.A2S.Info == nil || r.Result.Err != nil {
+		t.Fatalf("status %v, info %+v, error %v", r.Status, r.Result.A2S.Info, r.Result.Err)
+	}
+	for _, sec := range []result.Section{result.SectionPlayers, result.SectionRules} {
+		if e := r.Result.SectionErr(sec); e == nil || e.Kind != result.KindCanceled {
+			t.Errorf("%s: %+v, want canceled", sec, e)
+		}
 	}
 }
 
@@ -599,8 +649,8 @@ func TestScanDeadline(t *testing.T) {
 	s.Retries = 5
 	s.Deadline = 100 * time.Millisecond
 	r, sum := scanOne(t, &s, srv.addr)
-	a := r.A2S
-	if r.Status != StatusPartial || a.Info == nil || !errors.Is(a.PlayersErr, a2s.ErrTimeout) || !errors.Is(a.RulesErr, a2s.ErrTimeout) {
+	a := r.Result.A2S
+	if r.Status != StatusPartial || a.Info == nil || !errors.Is(sectionErr(r, result.SectionPlayers), a2s.ErrTimeout) || !errors.Is(sectionErr(r, result.SectionRules), a2s.ErrTimeout) {
 		t.Fatalf("status %v, %+v", r.Status, a)
 	}
 	// A server without challenges gets PLAYER alone after INFO, and RULES
@@ -626,8 +676,8 @@ func TestSessionKeepsChallenge(t *testing.T) {
 			t.Fatalf("run %d: %v, %d results, %+v", i, err, len(got), sum)
 		}
 		checkAnswered(t, got[0])
-		if tg := got[0].Target; tg.Input != "my server" || tg.Line != 7 || got[0].Addr != srv.addr {
-			t.Errorf("run %d: target %+v, addr %v", i, tg, got[0].Addr)
+		if tg := got[0].Target; tg.Input != "my server" || tg.Line != 7 || got[0].Result.Addr != srv.addr {
+			t.Errorf("run %d: target %+v, addr %v", i, tg, got[0].Result.Addr)
 		}
 	}
 	checkTraffic(t, srv, Summary{Sent: 10}, "T- T51 U51 V51 T51 U51 V51 T51 U51 V51", 0)
@@ -669,8 +719,8 @@ func TestSessionTargetsFromChannel(t *testing.T) {
 		if len(got) != 1 || got[0].Status != StatusAnswered {
 			t.Fatalf("results %+v", got)
 		}
-		a := got[0].A2S
-		switch got[0].Addr {
+		a := got[0].Result.A2S
+		switch got[0].Result.Addr {
 		case srv.addr:
 			if a.Info != nil || a.Players != nil || a.Rules == nil {
 				t.Errorf("asked for rules, got %+v", a)

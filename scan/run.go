@@ -9,7 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gsq-project/gsq/internal/hostport"
 	"github.com/gsq-project/gsq/internal/udpio"
+	"github.com/gsq-project/gsq/result"
 )
 
 // run is one scan in progress on an engine.
@@ -164,8 +166,7 @@ func (r *run) dispatch(feed <-chan Target) {
 		f := newFlight(r, t)
 		switch {
 		case t.Err != nil:
-			f.res.Status, f.res.Err = StatusFailed, t.Err
-			r.deliver(&f.res)
+			f.fail(StatusFailed, result.KindInvalid, t.Err)
 		case !t.Addr.IsValid():
 			go r.resolve(f)
 		default:
@@ -194,32 +195,29 @@ func (r *run) launchWriter(sk *socket) *udpio.Writer {
 	return nil
 }
 
-// resolve looks a host name up, preferring an IPv4 address as game
-// servers rarely listen on IPv6, then admits the flight.
+// resolve looks a host name up (hostport.Resolve: an IPv4 address
+// preferred), then admits the flight. The lookup counts against the
+// Deadline.
 func (r *run) resolve(f *flight) {
 	t := f.res.Target
-	addrs, err := r.e.resolver.LookupNetIP(r.ctx, "ip", t.Host)
-	if r.ctx.Err() != nil {
-		f.res.Status, f.res.Err = StatusCanceled, r.ctx.Err()
-		r.deliver(&f.res)
-		return
+	ctx, start := r.ctx, time.Now()
+	if d := r.e.deadline; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
 	}
-	if err == nil && len(addrs) == 0 {
-		err = fmt.Errorf("no address for %q", t.Host)
+	addr, err := hostport.HostPort{Host: t.Host, Port: t.Port}.Resolve(ctx, r.e.resolver)
+	f.resolving = time.Since(start)
+	if r.ctx.Err() != nil {
+		f.fail(StatusCanceled, result.KindCanceled, fmt.Errorf("scan: %s: canceled before it was queried: %w", t, r.ctx.Err()))
+		return
 	}
 	if err != nil {
-		f.res.Status, f.res.Err = StatusUnreachable, fmt.Errorf("scan: %s: %w", t, err)
-		r.deliver(&f.res)
+		f.fail(StatusUnreachable, result.KindUnreachable, fmt.Errorf("scan: %s: %w", t, err))
 		return
 	}
-	best := addrs[0]
-	for _, a := range addrs {
-		if a.Unmap().Is4() {
-			best = a
-			break
-		}
-	}
-	f.res.Addr = netip.AddrPortFrom(best.Unmap(), t.Port)
+	f.addr = addr
+	f.res.Result.Addr = f.addr
 	r.e.admit(f, false)
 }
 
@@ -227,11 +225,10 @@ func (r *run) resolve(f *flight) {
 // in flight: then f waits for a flight of that address to end.
 // dispatched is set when the dispatcher calls.
 func (e *engine) admit(f *flight, dispatched bool) {
-	addr := f.res.Addr
+	addr := f.addr
 	f.sock = e.socketFor(addr)
 	if f.sock == nil {
-		f.res.Status, f.res.Err = StatusFailed, errNoIPv6
-		f.r.deliver(&f.res)
+		f.fail(StatusUnreachable, result.KindUnreachable, errNoIPv6)
 		return
 	}
 	if e.maxPerIP > 0 {
@@ -251,7 +248,7 @@ func (e *engine) admit(f *flight, dispatched bool) {
 
 // admitServer starts f unless its server is in flight.
 func (e *engine) admitServer(f *flight, dispatched bool) {
-	sk, addr := f.sock, f.res.Addr
+	sk, addr := f.sock, f.addr
 	sk.mu.Lock()
 	if _, busy := sk.flights[addr]; busy {
 		sk.waiting[addr] = append(sk.waiting[addr], f)
@@ -270,7 +267,7 @@ func (e *engine) admitServer(f *flight, dispatched bool) {
 // release ends f's hold on its server and its IP address, and starts the
 // flights that waited for it. f.mu is held.
 func (e *engine) release(f *flight) {
-	sk, addr := f.sock, f.res.Addr
+	sk, addr := f.sock, f.addr
 	if sk == nil {
 		return // never admitted
 	}

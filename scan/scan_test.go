@@ -17,6 +17,7 @@ import (
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/internal/sim"
+	"github.com/gsq-project/gsq/result"
 )
 
 // startFleet starts a simulated fleet on free loopback ports.
@@ -47,10 +48,10 @@ func collect(t *testing.T, s *Scanner, targets io.Reader) (map[netip.AddrPort]*R
 	defer cancel()
 	got := map[netip.AddrPort]*Result{}
 	sum, err := s.Scan(ctx, targets, func(r *Result) {
-		if _, dup := got[r.Addr]; dup {
-			t.Errorf("%s emitted twice", r.Addr)
+		if _, dup := got[r.Result.Addr]; dup {
+			t.Errorf("%s emitted twice", r.Result.Addr)
 		}
-		got[r.Addr] = r
+		got[r.Result.Addr] = r
 	})
 	if err != nil {
 		t.Fatalf("Scan: %v", err)
@@ -61,9 +62,9 @@ func collect(t *testing.T, s *Scanner, targets io.Reader) (map[netip.AddrPort]*R
 func checkFleetResult(t *testing.T, f *sim.Fleet, i int, r *Result) {
 	t.Helper()
 	want := sim.FleetContent(i)
-	a := r.A2S
+	a := r.Result.A2S
 	if r.Status != StatusAnswered || a == nil {
-		t.Fatalf("server %d: status %v, err %v, a2s %+v", i, r.Status, r.Err, a)
+		t.Fatalf("server %d: status %v, err %v, a2s %+v", i, r.Status, r.Result.Err, a)
 	}
 	if a.Info == nil || string(a.Info.Name) != want.Name || a.Info.Port != f.Addr(i).Port() {
 		t.Errorf("server %d: info %+v, want name %q", i, a.Info, want.Name)
@@ -128,8 +129,8 @@ func TestScanSelectedSections(t *testing.T) {
 		t.Fatalf("%+v", sum)
 	}
 	for _, r := range got {
-		if a := r.A2S; a.Info != nil || a.Rules != nil || a.Players == nil {
-			t.Errorf("%s: asked for players only, got %+v", r.Addr, a)
+		if a := r.Result.A2S; a.Info != nil || a.Rules != nil || a.Players == nil {
+			t.Errorf("%s: asked for players only, got %+v", r.Result.Addr, a)
 		}
 	}
 	if st := f.Stats(); st.Requests != 5 {
@@ -176,15 +177,14 @@ func TestScanTimeoutAndBadLines(t *testing.T) {
 	for _, r := range results {
 		switch r.Status {
 		case StatusTimedOut:
-			a := r.A2S
-			for _, err := range []error{a.InfoErr, a.PlayersErr, a.RulesErr} {
+			for _, err := range []error{sectionErr(r, result.SectionInfo), sectionErr(r, result.SectionPlayers), sectionErr(r, result.SectionRules)} {
 				if !errors.Is(err, a2s.ErrTimeout) {
-					t.Errorf("%s: section error %v, want a2s.ErrTimeout", r.Addr, err)
+					t.Errorf("%s: section error %v, want a2s.ErrTimeout", r.Result.Addr, err)
 				}
 			}
 		case StatusFailed:
-			if !errors.Is(r.Err, ErrBadTarget) || r.A2S != nil {
-				t.Errorf("line %d: %v, %+v", r.Target.Line, r.Err, r.A2S)
+			if !errors.Is(r.Result.Err, ErrBadTarget) || r.Result.Err.Kind != result.KindInvalid || r.Result.A2S.Info != nil {
+				t.Errorf("line %d: %v, %+v", r.Target.Line, r.Result.Err, r.Result.A2S)
 			}
 		default:
 			t.Errorf("unexpected %+v", r)
@@ -236,8 +236,8 @@ func TestScanCancel(t *testing.T) {
 		t.Fatalf("summary %+v, %d results", o.sum, len(results))
 	}
 	for _, r := range results {
-		if r.Status != StatusCanceled || r.A2S == nil || !errors.Is(r.A2S.InfoErr, context.Canceled) || errors.Is(r.A2S.InfoErr, a2s.ErrTimeout) {
-			t.Errorf("%s: status %v, %+v", r.Addr, r.Status, r.A2S)
+		if r.Status != StatusCanceled || r.Result.Err.Kind != result.KindCanceled || !errors.Is(sectionErr(r, result.SectionInfo), context.Canceled) || errors.Is(sectionErr(r, result.SectionInfo), a2s.ErrTimeout) {
+			t.Errorf("%s: status %v, %+v", r.Result.Addr, r.Status, r.Result.A2S)
 		}
 	}
 }
@@ -518,7 +518,7 @@ func TestScanCancelWaiting(t *testing.T) {
 	}
 	for _, r := range results {
 		if r.Status != StatusCanceled {
-			t.Errorf("%s: status %v", r.Addr, r.Status)
+			t.Errorf("%s: status %v", r.Result.Addr, r.Status)
 		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"net/netip"
 	"sync/atomic"
 	"time"
+
+	"github.com/gsq-project/gsq/result"
 )
 
 // Defaults of the Scanner's zero value. A target in flight may have all
@@ -37,6 +39,8 @@ type Protocol interface {
 	// DefaultPort is the port of a target line that names none.
 	DefaultPort() uint16
 	protocol() // closes the interface
+	// resultProtocol is the protocol of the results.
+	resultProtocol() result.Protocol
 }
 
 // Status classifies a target's outcome.
@@ -72,16 +76,25 @@ func (s Status) String() string {
 	return fmt.Sprintf("Status(%d)", uint8(s))
 }
 
-// Result is the outcome of one target.
+// Result is the outcome of one target: the target as given, how it
+// ended, and what the server answered as a [result.Result], the
+// protocol-neutral result that `gsq query --json` and `gsq scan` print
+// and `gsq monitor` keeps.
+//
+// A Result and everything it points to are the receiver's to keep: the
+// scan does not touch them after handing them to emit.
 type Result struct {
-	Target Target
-	Addr   netip.AddrPort // the address queried; invalid if none was
+	Target Target // as given to the scan
 	Status Status
-	// Err is why no query was made (a bad line, a name that did not
-	// resolve), or why none was finished (the scan was canceled).
-	Err error
-	A2S *A2SResult // the answers, when scanning with A2S and a query was made
-	OGP *OGPResult // the answer, when scanning with OGP and a query was made
+	// Result is never nil. Its Target is Target.Input (Target.String()
+	// when Input is empty) and its Addr the address queried (the zero
+	// value when none was). A target that could not be parsed fails with
+	// the kind result.KindInvalid, a name that did not resolve with
+	// result.KindUnreachable, and a target canceled before it was queried
+	// with result.KindCanceled; a target canceled while in flight keeps
+	// the sections that had answered, the others failing with the kind
+	// result.KindCanceled.
+	Result *result.Result
 }
 
 // Summary counts a scan's outcomes: every target read gets one result,
@@ -138,10 +151,11 @@ type Scanner struct {
 	// until round trips have been measured.
 	Timeout    time.Duration
 	MinTimeout time.Duration
-	// Deadline is the most time one server takes from its first request,
-	// whatever the retries: what it has not answered then fails with a
-	// timeout. 0 means DefaultDeadline, a negative value none (Timeout and
-	// Retries then bound it).
+	// Deadline is the most time one server takes from its first request
+	// (from the start of the lookup, for a host name), whatever the
+	// retries: what it has not answered then fails with a timeout. 0 means
+	// DefaultDeadline, a negative value none (Timeout and Retries then
+	// bound it, and the resolver's own timeouts a lookup).
 	Deadline time.Duration
 	// HostInterval spaces the datagrams sent to one server (0: none).
 	// When set, a server also gets one request at a time, the next one
@@ -209,6 +223,19 @@ func (s *Scanner) Scan(ctx context.Context, targets io.Reader, emit func(*Result
 		err = *p
 	}
 	return sum, err
+}
+
+// Run queries every target of targets, on sockets of its own, and calls
+// emit with each result as soon as it is complete, as [Session.Run] does;
+// it closes its sockets before returning. A program that scans the same
+// servers again and again keeps a [Session] instead.
+func (s *Scanner) Run(ctx context.Context, targets iter.Seq[Target], emit func(*Result)) (Summary, error) {
+	e, err := s.open(false)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer e.close()
+	return e.run(ctx, targets, emit)
 }
 
 // Open opens the sockets of a [Session]. Close it when done.

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/internal/hostport"
 )
 
 // MaxLineLength bounds one line of a target list; longer lines are
@@ -20,6 +21,10 @@ const MaxLineLength = 1024
 
 // ErrBadTarget means a line of the target list is not HOST[:PORT].
 var ErrBadTarget = errors.New("scan: bad target")
+
+// ErrLineTooLong is why a line of a target list longer than MaxLineLength
+// is not a target.
+var ErrLineTooLong = fmt.Errorf("line longer than %d bytes", MaxLineLength)
 
 // Target is one server to query: read from a list by [TargetReader], or
 // made by a program that holds addresses (set Addr, and Input to say
@@ -80,14 +85,14 @@ func (tr *TargetReader) Next() (Target, error) {
 		}
 		tr.line++
 		if tooLong {
-			return Target{Line: tr.line, Host: string(line) + "...",
-				Err: fmt.Errorf("%w: line %d longer than %d bytes", ErrBadTarget, tr.line, MaxLineLength)}, nil
-		}
-		if i := bytes.IndexByte(line, '#'); i == 0 || i > 0 && (line[i-1] == ' ' || line[i-1] == '\t') {
-			line = line[:i]
+			input := string(line) + "..."
+			return Target{Input: input, Line: tr.line, Host: input, Err: &TargetError{Line: tr.line, Err: ErrLineTooLong}}, nil
 		}
 		if tr.line == 1 {
 			line = bytes.TrimPrefix(line, []byte("\uFEFF")) // a byte-order mark
+		}
+		if i := bytes.IndexByte(line, '#'); i == 0 || i > 0 && (line[i-1] == ' ' || line[i-1] == '\t') {
+			line = line[:i]
 		}
 		s := strings.TrimSpace(string(line))
 		if s == "" {
@@ -126,55 +131,37 @@ func (tr *TargetReader) readLine() (line []byte, tooLong bool, err error) {
 	return line, false, nil
 }
 
-// ParseTarget parses one HOST[:PORT] of a target list. IPv6 addresses take
-// brackets when they carry a port ("[::1]:27015"); a bare IPv6 address
-// uses defaultPort.
+// ParseTarget parses one HOST[:PORT] of a target list, after trimming
+// the spaces around it: HOST is an IPv4 address, an IPv6 address (in
+// brackets when a port follows: "[::1]:27015"; a bare IPv6 address takes
+// defaultPort) or a host name; PORT is 1 to 65535, defaultPort when
+// missing (0: a missing port is an error). gsq's commands read addresses
+// by the same rule. A target that does not read has Err set to a
+// *TargetError.
 func ParseTarget(line int, s string, defaultPort uint16) Target {
+	s = strings.TrimSpace(s)
 	t := Target{Input: s, Line: line, Host: s}
-	bad := func(format string, args ...any) Target {
-		t.Err = fmt.Errorf("%w: line %d: %s", ErrBadTarget, line, fmt.Sprintf(format, args...))
+	hp, err := hostport.Parse(s, defaultPort)
+	if err != nil {
+		t.Err = &TargetError{Line: line, Err: err}
 		return t
 	}
-	host, port := s, defaultPort
-	if a, err := netip.ParseAddr(strings.Trim(s, "[]")); err == nil {
-		host = a.String()
-	} else if h, p, err := net.SplitHostPort(s); err == nil {
-		n, err := strconv.ParseUint(p, 10, 16)
-		if err != nil || n == 0 {
-			return bad("invalid port %q", p)
-		}
-		host, port = h, uint16(n)
-	} else if strings.Contains(s, ":") {
-		return bad("%q is not HOST[:PORT]", s)
-	}
-	if host == "" {
-		return bad("empty host in %q", s)
-	}
-	if port == 0 {
-		return bad("%q has no port", s)
-	}
-	t.Host, t.Port = host, port
-	if a, err := netip.ParseAddr(host); err == nil {
-		t.Addr = netip.AddrPortFrom(a.Unmap(), port)
-		t.Host = t.Addr.Addr().String()
-	} else if !validHostName(host) {
-		return bad("%q is not a host name", host)
-	}
+	t.Host, t.Port, t.Addr = hp.Host, hp.Port, hp.Addr
 	return t
 }
 
-// validHostName accepts letters, digits, '-', '_' and '.' (DNS names as
-// resolvers take them), at most 253 bytes.
-func validHostName(s string) bool {
-	if len(s) > 253 {
-		return false
-	}
-	for i := range len(s) {
-		switch c := s[i]; {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '.':
-		default:
-			return false
-		}
-	}
-	return true
+// TargetError is why a line of a target list is not a target (Target.Err).
+// It matches ErrBadTarget; its message is "scan: bad target: line N: "
+// and what is wrong ("invalid port \"99999\": a port is a number from 1 to
+// 65535", "line longer than 1024 bytes").
+type TargetError struct {
+	Line int
+	Err  error // what is wrong, without a prefix
 }
+
+func (e *TargetError) Error() string {
+	return fmt.Sprintf("%v: line %d: %v", ErrBadTarget, e.Line, e.Err)
+}
+
+// Unwrap returns ErrBadTarget and what is wrong.
+func (e *TargetError) Unwrap() []error { return []error{ErrBadTarget, e.Err} }

@@ -45,6 +45,23 @@ func TestParseTarget(t *testing.T) {
 	if got := ParseTarget(1, "127.0.0.1", 0); got.Err == nil {
 		t.Errorf("no port and no default accepted: %+v", got)
 	}
+	// The error says where and what, and the input is kept as written.
+	got := ParseTarget(7, " [::1 ", 27015)
+	var te *TargetError
+	if !errors.As(got.Err, &te) || te.Line != 7 || got.Input != "[::1" ||
+		got.Err.Error() != `scan: bad target: line 7: "[::1" is missing its closing ']'` {
+		t.Errorf("ParseTarget([::1) = %+v", got)
+	}
+}
+
+// A list that starts with a byte-order mark and a comment.
+func TestTargetReaderByteOrderMark(t *testing.T) {
+	t.Parallel()
+	tr := NewTargetReader(strings.NewReader("\uFEFF# servers\n127.0.0.1:5\n"), 27015)
+	tg, err := tr.Next()
+	if err != nil || tg.Err != nil || tg.String() != "127.0.0.1:5" || tg.Line != 2 {
+		t.Errorf("%+v, %v", tg, err)
+	}
 }
 
 func TestTargetReader(t *testing.T) {
@@ -63,6 +80,9 @@ func TestTargetReader(t *testing.T) {
 		}
 		if tg.Err != nil {
 			got = append(got, "error@"+string(rune('0'+tg.Line)))
+			if tg.Line == 6 && (!errors.Is(tg.Err, ErrLineTooLong) || tg.Input != strings.Repeat("x", 64)+"...") {
+				t.Errorf("long line: %+v", tg)
+			}
 			continue
 		}
 		got = append(got, tg.String())

@@ -5,9 +5,11 @@
 package jsonenc
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // AppendString appends s as a JSON string, escaped as encoding/json
@@ -86,14 +88,37 @@ var plainText, plainHTML = func() (text, html [utf8.RuneSelf]bool) {
 // Plain reports whether s is printable ASCII without quotes or
 // backslashes, as most names are: such a string goes into JSON as it is
 // (escapeHTML off). It is a fast path; other strings may need no escaping
-// either.
+// either. It reads 8 bytes at a time.
 func Plain(s string) bool {
+	for len(s) >= 8 {
+		if !plain8(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s), 8))) {
+			return false
+		}
+		s = s[8:]
+	}
 	for i := range len(s) {
 		if c := s[i]; c >= utf8.RuneSelf || !plainText[c] {
 			return false
 		}
 	}
 	return true
+}
+
+// plain8 reports whether each of the 8 bytes of x is plain: from 0x20 to
+// 0x7F, and neither '"' nor '\\'. It tests every byte at once, with the
+// classic "has a zero byte" bit trick on x, x^'"' and x^'\\'.
+func plain8(x uint64) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	// A byte below 0x20: subtracting 0x20 borrows into its high bit,
+	// which x itself lacks; a byte of 0x80 and up has its high bit set.
+	below := (x - 0x20*ones) &^ x & highs
+	quote := x ^ '"'*ones
+	backslash := x ^ '\\'*ones
+	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
+	return (below | x&highs | zero(quote) | zero(backslash)) == 0
 }
 
 // AppendFloat appends f as encoding/json writes a float64: the shortest

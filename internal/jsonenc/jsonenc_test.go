@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+	"unicode/utf8"
 )
 
 // reference is what encoding/json writes for v.
@@ -20,7 +21,7 @@ func reference(t testing.TB, v any, escapeHTML bool) string {
 }
 
 var oddStrings = []string{
-	"", "plain", `quote " and \ backslash`, "<html> & ü", "tab\tnew\nline\rret\bbs\fff",
+	"", "plain", "sv_fleet_var_00 is sixteen+", "01234567\x7f89abcdef\x80", "0123456\"", "0123456\\", `quote " and \ backslash`, "<html> & ü", "tab\tnew\nline\rret\bbs\fff",
 	"\x00\x01\x1f\x7f", "bad\xff\xfe utf8", "line\u2028sep\u2029", "\xe2\x80", "é\xe9", "😀 emoji", "\xf0\x9f\x98",
 }
 
@@ -32,6 +33,36 @@ func check(t *testing.T, s string) {
 	}
 	if Plain(s) && string(AppendString(nil, s, false)) != `"`+s+`"` {
 		t.Errorf("Plain(%q) although the string needs escaping", s)
+	}
+	if Plain(s) != plainByByte(s) {
+		t.Errorf("Plain(%q) = %v, byte by byte %v", s, Plain(s), !Plain(s))
+	}
+}
+
+// plainByByte is Plain one byte at a time, from the table.
+func plainByByte(s string) bool {
+	for i := range len(s) {
+		if c := s[i]; c >= utf8.RuneSelf || !plainText[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// Every byte value, in every one of the 8 places of a word, and next to
+// plain bytes that a borrow from it could corrupt.
+func TestPlainEveryByte(t *testing.T) {
+	t.Parallel()
+	for c := range 256 {
+		for pos := range 9 {
+			b := []byte("abcdefgh!")
+			b[pos] = byte(c)
+			for _, s := range []string{string(b), string(b[:8]), "\x1f" + string(b), string(b) + "~~~~~~~~"} {
+				if Plain(s) != plainByByte(s) {
+					t.Fatalf("Plain(%q) = %v", s, Plain(s))
+				}
+			}
+		}
 	}
 }
 

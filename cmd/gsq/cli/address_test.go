@@ -23,8 +23,9 @@ func TestParseHostPort(t *testing.T) {
 		{"::ffff:10.0.0.1", 27015, "10.0.0.1:27015"},
 		{"Example.COM", 27015, "example.com:27015"},
 		{"example.com:7777", 27015, "example.com:7777"},
-		{"999.1.1.1", 27015, "999.1.1.1:27015"}, // not an IP address: a name, which will not resolve
-		{"127.1:5", 27015, "127.1:5"},
+		{"999.1.1.1", 27015, ""}, // no top-level domain is all digits: a mistyped IPv4 address
+		{"127.1:5", 27015, ""},
+		{"localhost", 27015, "localhost:27015"},
 		{"127.0.0.1", 0, ""}, // OGP: no standard port
 		{"127.0.0.1:0", 27015, ""},
 		{"127.0.0.1:70000", 27015, ""},
@@ -82,11 +83,15 @@ func TestAddressExitCodes(t *testing.T) {
 		{[]string{"query", ":27015"}, ExitUsage},
 		{[]string{"query", "--protocol", "ogp", "127.0.0.1"}, ExitUsage},
 		{[]string{"query", "--deadline", "2s", "gsq-test.invalid"}, ExitTimeout},
-		{[]string{"query", "--deadline", "2s", "999.1.1.1"}, ExitTimeout},
+		{[]string{"query", "999.1.1.1"}, ExitUsage},
+		{[]string{"query", "127.1"}, ExitUsage},
+		{[]string{"query", " 127.0.0.1:1 ", "--deadline", "1ms"}, ExitTimeout},
+		{[]string{"rcon", "[::1", "status"}, ExitUsage},
+		{[]string{"rcon", "--timeout", "2s", "gsq-test.invalid", "status"}, ExitTimeout},
 		{[]string{"scan", "[::1"}, ExitUsage},
 		{[]string{"scan", "--deadline", "2s", "gsq-test.invalid"}, ExitTimeout},
 	} {
-		code, stdout, stderr := runGSQ(t, nil, nil, nil, tt.args...)
+		code, stdout, stderr := runGSQ(t, nil, nil, map[string]string{"RCON_PASSWORD": "x"}, tt.args...)
 		if code != tt.code {
 			t.Errorf("gsq %s: exit %d, want %d\n%s%s", strings.Join(tt.args, " "), code, tt.code, stdout, stderr)
 		}

@@ -19,9 +19,9 @@ import (
 func init() { register(newQueryCmd) }
 
 // Defaults of `gsq query`: a person at a terminal gets an answer within
-// the deadline. The sends of one A2S request wait 1 s, 1.5 s and 2 s (the
-// client lengthens each retry by half the timeout), 4.5 s in all; OGP's
-// wait 1 s each. The retries fit in the deadline.
+// the deadline. The sends of one A2S request wait 1 s, 1.5 s and 2.25 s
+// (the client lengthens each retry by half the previous wait), 4.75 s in
+// all; OGP's wait 1 s each. The retries fit in the deadline.
 const (
 	defaultQueryDeadline = 5 * time.Second
 	defaultQueryTimeout  = time.Second
@@ -103,11 +103,15 @@ A2S asks for the info first; once the server has answered (and given its
 challenge), the players and rules together. When one section fails, the
 others still print. On a terminal each section prints as it arrives.
 
-Waits: each server gets --deadline (5s) at most, whatever the retries. An
-unanswered request is sent again after --timeout (1s), --retries (2) times:
-A2S waits half a timeout longer on each retry (1s + 1.5s + 2s = 4.5s), OGP
-the same each time (3s). An A2S server that does not answer the info is not
-asked for the rest. Servers are asked 64 at a time, so N servers take at
+Waits: each server takes --deadline (5s) at most, name resolution
+included, whatever the retries: what has not answered by then fails with
+a timeout. An unanswered request is sent again after --timeout (1s),
+--retries (2) times: A2S waits half as long again on each retry
+(1s + 1.5s + 2.25s = 4.75s), OGP the same each time (3s). An A2S server
+that does not answer the info is not asked for the rest. A closed port is
+reported at once (unreachable) when the network says so; a server that
+answers with something that is not the protocol is reported (exit 1) when
+the deadline passes. Servers are asked 64 at a time, so N servers take at
 most the deadline times N/64, rounded up.
 
 Exit codes: 0 every section answered, 1 a server answered badly,
@@ -257,18 +261,6 @@ func renderHeader(w io.Writer, r *result.Result) {
 		fmt.Fprintf(w, ", %.2f ms", float64(r.Ping)/float64(time.Millisecond))
 	}
 	fmt.Fprintln(w)
-}
-
-// stopsQuery reports whether err, the error of a server's first section,
-// says the server will not answer the others either: no answer, nobody
-// there, a refusal, or the user stopped waiting. A server that answered
-// badly is still asked for the rest.
-func stopsQuery(err error) bool {
-	switch result.KindOf(err) {
-	case result.KindTimeout, result.KindUnreachable, result.KindRefused, result.KindCanceled:
-		return true
-	}
-	return false
 }
 
 // querySections is the sections --fields, --info, --players and --rules

@@ -24,7 +24,15 @@ const defaultA2SPort = 27015
 // server asked.
 type a2sQuery struct {
 	client   *a2s.Client
-	sections []result.Section
+	sections []result.Section // in the order they print
+	want     a2s.Sections
+}
+
+// a2sSections maps the sections of a result to those of a conversation.
+var a2sSections = map[result.Section]a2s.Sections{
+	result.SectionInfo:    a2s.SectionInfo,
+	result.SectionPlayers: a2s.SectionPlayers,
+	result.SectionRules:   a2s.SectionRules,
 }
 
 func newA2SQuery(env *Env, o *queryOptions) (queryProtocol, error) {
@@ -32,70 +40,52 @@ func newA2SQuery(env *Env, o *queryOptions) (queryProtocol, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &a2sQuery{client: &a2s.Client{Timeout: o.timeout, Retries: zeroIsNone(o.retries), PadInfo: o.padInfo}}
-	for _, n := range names {
-		q.sections = append(q.sections, result.Section(n))
-	}
+	// The query's context bounds it by --deadline (with the name's
+	// resolution): no deadline of the client's own.
+	c := &a2s.Client{Timeout: o.timeout, Retries: zeroIsNone(o.retries), Deadline: -1, PadInfo: o.padInfo}
 	if o.debug {
-		q.client.Debug = hexDumper(env.Stderr, describeA2S)
+		c.Debug = hexDumper(env.Stderr, a2s.Describe)
 	}
-	return q, nil
+	return newA2SSections(c, names), nil
+}
+
+// newA2SSections is the query of the named sections with c.
+func newA2SSections(c *a2s.Client, names []string) *a2sQuery {
+	q := &a2sQuery{client: c}
+	for _, n := range names {
+		s := result.Section(n)
+		q.sections = append(q.sections, s)
+		q.want |= a2sSections[s]
+	}
+	return q
 }
 
 func (*a2sQuery) name() result.Protocol { return result.A2SProtocol }
 func (*a2sQuery) defaultPort() uint16   { return defaultA2SPort }
 func (q *a2sQuery) close()              { q.client.Close() }
 
-// ask asks the first section alone: it earns the server's challenge,
-// which the client keeps for the others, asked together next. When the
-// first one gets no answer at all, the others are not asked.
+// ask asks the sections in one conversation (a2s.Client.Query): the first
+// alone, as it earns the server's challenge, then the others together.
+// A server that answers nothing is asked nothing more. Each section is
+// sent to updates as soon as it ends.
 func (q *a2sQuery) ask(ctx context.Context, addr netip.AddrPort, updates chan<- update) {
-	first, rest := q.sections[0], q.sections[1:]
-	if err := q.askSection(ctx, addr, first, updates); err != nil && stopsQuery(err) {
-		skipped := fmt.Errorf("not asked, as %s failed: %w", first, err)
-		for _, s := range rest {
-			updates <- a2sUpdate(s, nil, skipped)
+	q.client.QueryFunc(ctx, addr, q.want, func(ended a2s.Sections, r *a2s.Result) {
+		for _, s := range q.sections {
+			if ended&a2sSections[s] == 0 {
+				continue
+			}
+			part := a2s.Result{RTT: r.RTT} // one section, copied: r is the client's
+			switch s {
+			case result.SectionInfo:
+				part.Info, part.GoldSource, part.InfoErr = r.Info, r.GoldSource, r.InfoErr
+			case result.SectionPlayers:
+				part.Players, part.PlayersErr = r.Players, r.PlayersErr
+			case result.SectionRules:
+				part.Rules, part.RulesErr = r.Rules, r.RulesErr
+			}
+			updates <- update{s, func(res *result.Result) { res.SetA2S(&part) }}
 		}
-		return
-	}
-	var wg sync.WaitGroup
-	for _, s := range rest {
-		wg.Go(func() { q.askSection(ctx, addr, s, updates) })
-	}
-	wg.Wait()
-}
-
-// askSection asks for one section and sends its outcome.
-func (q *a2sQuery) askSection(ctx context.Context, addr netip.AddrPort, s result.Section, updates chan<- update) error {
-	var answer any
-	var err error
-	switch s {
-	case result.SectionInfo:
-		answer, err = q.client.Info(ctx, addr)
-	case result.SectionPlayers:
-		answer, err = q.client.Players(ctx, addr)
-	case result.SectionRules:
-		answer, err = q.client.Rules(ctx, addr)
-	}
-	updates <- a2sUpdate(s, answer, err)
-	return err
-}
-
-// a2sUpdate records section s's answer or error.
-func a2sUpdate(s result.Section, answer any, err error) update {
-	return update{s, func(r *result.Result) {
-		switch s {
-		case result.SectionInfo:
-			res, _ := answer.(*a2s.InfoResult)
-			r.SetA2SInfo(res, err)
-		case result.SectionPlayers:
-			p, _ := answer.(*a2s.Players)
-			r.SetA2SPlayers(p, err)
-		case result.SectionRules:
-			rules, _ := answer.(*a2s.Rules)
-			r.SetA2SRules(rules, err)
-		}
-	}}
+	})
 }
 
 // hint explains a server that answered nothing.
@@ -154,7 +144,7 @@ func (q *a2sQuery) render(w io.Writer, r *result.Result, s result.Section) {
 // `gsq query` does, and prints the table on w. The error, when a section
 // failed, carries the exit code. gsq demo uses it.
 func printA2SQuery(ctx context.Context, w io.Writer, c *a2s.Client, addr netip.AddrPort) error {
-	q := &a2sQuery{client: c, sections: []result.Section{result.SectionInfo, result.SectionPlayers, result.SectionRules}}
+	q := newA2SSections(c, []string{"info", "players", "rules"})
 	updates := make(chan update, 8)
 	go func() {
 		defer close(updates)
@@ -267,39 +257,6 @@ func hexDumper(w io.Writer, describe func([]byte) string) func(dir string, addr 
 		}
 		fmt.Fprintf(w, "%s %s %s %d bytes: %s\n%s", dir, arrow, addr, len(b), describe(b), hex.Dump(b))
 	}
-}
-
-// describeA2S names an A2S datagram from its header and type byte.
-func describeA2S(b []byte) string {
-	if len(b) < 4 {
-		return "runt datagram"
-	}
-	switch {
-	case b[0] == 0xFE && b[1] == 0xFF && b[2] == 0xFF && b[3] == 0xFF:
-		if f, err := a2s.ParseFragment(b); err == nil {
-			s := fmt.Sprintf("split %s fragment, id %#x, %d of %d", f.Format, f.ID, f.Number+1, f.Total)
-			if f.Compressed {
-				s += ", bzip2"
-			}
-			return s
-		}
-		return "malformed split fragment"
-	case b[0] != 0xFF || b[1] != 0xFF || b[2] != 0xFF || b[3] != 0xFF:
-		return "unknown header"
-	case len(b) < 5:
-		return "empty simple packet"
-	}
-	names := map[byte]string{
-		a2s.TypeInfoRequest: "A2S_INFO request", a2s.TypeInfoReply: "A2S_INFO reply (Source)",
-		a2s.TypeInfoReplyGoldSource: "A2S_INFO reply (GoldSource 'm')", a2s.TypePlayerRequest: "A2S_PLAYER request",
-		a2s.TypePlayerReply: "A2S_PLAYER reply", a2s.TypeRulesRequest: "A2S_RULES request", a2s.TypeRulesReply: "A2S_RULES reply",
-		a2s.TypePingRequest: "A2A_PING request", a2s.TypePingReply: "A2A_PING reply", a2s.TypeChallengeReply: "S2C_CHALLENGE",
-		a2s.TypeChallengeRequestLegacy: "A2S_SERVERQUERY_GETCHALLENGE (legacy)",
-	}
-	if n, ok := names[b[4]]; ok {
-		return n
-	}
-	return fmt.Sprintf("unknown type %#02x", b[4])
 }
 
 // zeroIsNone maps a flag's 0 ("none") to the -1 the library settings take

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gsq-project/gsq/a2s"
@@ -154,6 +156,22 @@ func halfSilent(t *testing.T) *fakeA2S {
 	})
 }
 
+// halfSilentChallenged is halfSilent with a challenge, as modern Source
+// servers have: its first INFO request gets an S2C_CHALLENGE.
+func halfSilentChallenged(t *testing.T) *fakeA2S {
+	info := encoded(t, a2s.TypeInfoRequest)
+	var infos atomic.Int32
+	return newFakeA2S(t, func(typ byte) []byte {
+		switch {
+		case typ != a2s.TypeInfoRequest:
+			return nil
+		case infos.Add(1) == 1:
+			return a2s.AppendChallenge(nil, 0x1234)
+		}
+		return info
+	})
+}
+
 func TestQueryRetries(t *testing.T) {
 	t.Parallel()
 	// --retries N sends a silent server N+1 INFO requests, for A2S and OGP
@@ -197,6 +215,59 @@ func TestQuerySilent(t *testing.T) {
 	}
 }
 
+// A closed port is unreachable (exit 3), known from the ICMP error the
+// first request earns: only that can end this query, whose waits are an
+// hour. (Hosts rate-limit ICMP errors: a request whose error was not sent
+// is resent.)
+func TestQueryClosedPortIsUnreachable(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("unconnected sockets learn of ICMP errors on Linux only")
+	}
+	pc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := pc.LocalAddr().String()
+	pc.Close()
+	code, stdout, stderr := runGSQ(t, nil, nil, nil, "query", "--json", "--timeout", "300ms", "--retries", "1000", "--deadline", "1h", closed)
+	if code != ExitTimeout {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitTimeout, stderr)
+	}
+	got := decodeOne(t, stdout)
+	top, _ := got["error"].(map[string]any)
+	if top["kind"] != "unreachable" || !strings.Contains(top["message"].(string), "connection refused") {
+		t.Errorf("error = %v, want unreachable", got["error"])
+	}
+	for _, s := range []string{"info", "players", "rules"} {
+		if e, _ := got["errors"].(map[string]any)[s].(map[string]any); e["kind"] != "unreachable" {
+			t.Errorf("errors.%s = %v, want unreachable", s, e)
+		}
+	}
+	if !strings.Contains(stderr, "nothing listens on "+closed+"/udp") {
+		t.Errorf("no closed-port hint:\n%s", stderr)
+	}
+}
+
+// A server that answers with what is not A2S is a protocol error (exit
+// 1), reported when the deadline passes, not a timeout.
+func TestQueryGarbageIsProtocol(t *testing.T) {
+	t.Parallel()
+	srv := newFakeA2S(t, func(byte) []byte { return []byte("HTTP/1.0 400 Bad Request\r\n\r\n") })
+	code, stdout, stderr := runGSQ(t, nil, nil, nil, "query", "--json", "--timeout", "1h", "--deadline", "300ms", srv.addr())
+	if code != ExitFailure {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitFailure, stderr)
+	}
+	got := decodeOne(t, stdout)
+	top, _ := got["error"].(map[string]any)
+	if top["kind"] != "protocol" || !strings.Contains(top["message"].(string), "not with A2S") {
+		t.Errorf("error = %v, want a protocol error saying the answer is not A2S", got["error"])
+	}
+	if strings.Contains(stderr, "hint") {
+		t.Errorf("no port hint expected for a server that answered: %s", stderr)
+	}
+}
+
 // --deadline bounds a server that answers INFO and never PLAYER or RULES,
 // whatever --timeout and --retries say: the sections left time out. Were
 // the deadline ignored, the test's own context would end the query after
@@ -224,11 +295,11 @@ func TestQueryDeadline(t *testing.T) {
 	}
 }
 
-// Once INFO has answered, PLAYER and RULES go out together: the server
-// sees both requests although it answers neither.
+// Once the challenge is known, PLAYER and RULES go out together: the
+// server sees both requests although it answers neither.
 func TestQueryAsksTogether(t *testing.T) {
 	t.Parallel()
-	srv := halfSilent(t)
+	srv := halfSilentChallenged(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {

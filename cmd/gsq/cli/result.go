@@ -1,10 +1,6 @@
 package cli
 
-import (
-	"context"
-
-	"github.com/gsq-project/gsq/result"
-)
+import "github.com/gsq-project/gsq/result"
 
 // The error kinds rcon.go classifies by hand; package result defines them
 // all (and docs/json.md documents them).
@@ -69,11 +65,3 @@ func worseExit(a, b int) int {
 	}
 	return a
 }
-
-// interrupted is the error of a server gsq stopped waiting for when it
-// was interrupted (Ctrl-C). It is a context.Canceled, so its kind is
-// "canceled".
-type interrupted struct{}
-
-func (interrupted) Error() string        { return "interrupted before it finished" }
-func (interrupted) Is(target error) bool { return target == context.Canceled }

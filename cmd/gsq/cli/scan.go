@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"net/netip"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -18,12 +16,6 @@ import (
 )
 
 func init() { register(newScanCmd) }
-
-// defaultScanDeadline is the longest the engine's schedule takes on one
-// server with the default flags: three sections, asked one after the
-// other at worst (a server that answers one and then falls silent), each
-// sent 1 + 3 times with waits capped at 1 s. See fitDeadline.
-const defaultScanDeadline = 3 * (scan.DefaultRetries + 1) * scan.DefaultTimeout
 
 // scanOptions are the flags of `gsq scan`.
 type scanOptions struct {
@@ -66,16 +58,19 @@ asked one section at a time until its challenge is known, then the sections
 left at once; with --host-interval it gets one request at a time, that far
 apart.
 
-Waits: an unanswered request is sent again after a timeout adapted to the
-measured round trips, 1.5 times longer on each retry and capped by
---timeout (1s), --retries (3) times. A server whose first answer never
-comes is done after those; one that answers one section and then falls
-silent may take that long per section, 12s with three sections. --deadline
-(12s) bounds it: when the retries would not fit, fewer are made. Add the
-round trips, and the pacing when --rate or --host-interval hold sends back.
+Waits: each server takes --deadline (5s) at most from its first request
+(from the start of the lookup, for a host name), whatever the retries:
+what has not answered by then fails with a timeout.
+An unanswered request is sent again after a timeout adapted to the
+measured round trips (0.25s at first), 1.5 times longer on each retry and
+capped by --timeout (1s), --retries (3) times: a silent server is done
+after about 2s. A closed port is done after one request, when the network
+reports it (Linux; hosts limit how many such reports they send, so in a
+fast scan some closed ports look silent). The wait for a turn under
+--concurrency, --max-per-ip, --rate or --host-interval comes on top.
 
-Ctrl-C stops the scan: each server in flight gets a line with the error
-kind "canceled", and gsq exits 130.
+Ctrl-C stops the scan: each server in flight gets a line with what it had
+answered and the error kind "canceled" for the rest, and gsq exits 130.
 
 A summary goes to stderr at the end, and a progress line while scanning
 when stderr is a terminal.
@@ -105,7 +100,7 @@ unreachable, 130 interrupted.`,
 	f.IntVar(&o.concurrency, "concurrency", scan.DefaultConcurrency, "servers queried at once")
 	f.IntVar(&o.retries, "retries", scan.DefaultRetries, "times an unanswered request is sent again")
 	f.DurationVar(&o.timeout, "timeout", scan.DefaultTimeout, "longest wait for one answer before resending")
-	f.DurationVar(&o.deadline, "deadline", defaultScanDeadline, "the most time one server may take, whatever the retries")
+	f.DurationVar(&o.deadline, "deadline", scan.DefaultDeadline, "the most time one server may take from its first request, whatever the retries")
 	f.IntVar(&o.maxPerIP, "max-per-ip", 0, "servers of one IP address queried at once; 0 for no limit")
 	f.DurationVar(&o.hostInterval, "host-interval", 0, "least time between two datagrams to one server")
 	completeQueryFlags(cmd)
@@ -114,7 +109,7 @@ unreachable, 130 interrupted.`,
 
 func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error {
 	ctx := cmd.Context()
-	q, sections, err := scanProtocol(o)
+	engine, err := scanProtocol(o)
 	if err != nil {
 		return err
 	}
@@ -134,11 +129,6 @@ func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error 
 	case o.hostInterval < 0:
 		return usageError("--host-interval must not be negative")
 	}
-	timeout, retries := fitDeadline(o.deadline, o.timeout, o.retries, sections)
-	if (timeout != o.timeout || retries != o.retries) && (cmd.Flags().Changed("retries") || cmd.Flags().Changed("timeout")) {
-		fmt.Fprintf(env.Stderr, "gsq: note: --deadline %v leaves room for %s of %v per section\n",
-			o.deadline, plural(retries, "retry"), timeout)
-	}
 	sources, err := scanSources(env, o.file, args)
 	if err != nil {
 		return err
@@ -151,12 +141,13 @@ func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error 
 	}
 
 	s := &scan.Scanner{
-		Protocol:     q.engine,
+		Protocol:     engine,
 		Concurrency:  o.concurrency,
 		Rate:         zeroIsNone(o.rate),
-		Retries:      zeroIsNone(retries),
-		Timeout:      timeout,
-		MinTimeout:   min(timeout, scan.DefaultMinTimeout),
+		Retries:      zeroIsNone(o.retries),
+		Timeout:      o.timeout,
+		MinTimeout:   min(o.timeout, scan.DefaultMinTimeout),
+		Deadline:     o.deadline,
 		MaxPerIP:     o.maxPerIP,
 		HostInterval: o.hostInterval,
 	}
@@ -165,28 +156,12 @@ func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error 
 	// throughput.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 
-	out := &scanOutput{w: bufio.NewWriterSize(env.Stdout, 64<<10)}
+	out := &scanOutput{w: env.Stdout, buf: make([]byte, 0, outputBatch+16<<10)}
 	if env.IsTerminal(env.Stderr) {
-		out.bar = newProgress(env.Stderr, countTargets(sources))
+		out.bar = newProgress(env.Stderr, countTargets(sources, engine.DefaultPort()))
 	}
-	feed := newTargetFeed(q.engine.DefaultPort(), func(target string, err error) {
-		r := result.New(target, netip.AddrPort{}, q.protocol)
-		r.Err = &result.Error{Kind: result.KindInvalid, Message: err.Error(), Err: err}
-		out.write(r)
-	}, out.duplicate)
-	pr, pw := io.Pipe()
-	go feed.run(ctx, sources, pw)
-	sum, scanErr := s.Scan(ctx, pr, func(sr *scan.Result) {
-		out.write(q.result(sr, feed.take(sr.Target.Line)))
-	})
-	pr.CloseWithError(errScanOver) // stops the feed if it is still writing
-	for _, target := range feed.stop() {
-		// In flight when the scan stopped: canceled, so that the output
-		// accounts for every server read.
-		r := result.New(target, netip.AddrPort{}, q.protocol)
-		r.Fail(interrupted{})
-		out.write(r)
-	}
+	feed := newTargetFeed(engine.DefaultPort(), out.duplicate)
+	sum, _ := s.Run(ctx, feed.targets(ctx, sources), out.write)
 	out.finish()
 	fmt.Fprintln(env.Stderr, out.summary(sum))
 	switch {
@@ -194,42 +169,21 @@ func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error 
 		return fmt.Errorf("writing results: %w", out.err)
 	case ctx.Err() != nil:
 		return silentExit(ExitInterrupted)
-	case scanErr != nil:
-		return withCode(ExitFailure, scanErr)
+	case feed.Err() != nil:
+		return withCode(ExitFailure, feed.Err())
 	}
 	return silentExit(out.exitCode())
 }
 
-// errScanOver closes the engine's end of the target pipe.
-var errScanOver = fmt.Errorf("scan over")
-
-// fitDeadline returns the timeout and retries to give the scan engine so
-// that its schedule fits the deadline: a server asked sections sections
-// (one after the other at worst), each sent retries+1 times with waits of
-// at most timeout, takes at most sections*(retries+1)*timeout. Retries go
-// first; the timeout is shortened only when even one send per section
-// does not fit.
-func fitDeadline(deadline, timeout time.Duration, retries, sections int) (time.Duration, int) {
-	worst := func() time.Duration { return time.Duration(sections*(retries+1)) * timeout }
-	for retries > 0 && worst() > deadline {
-		retries--
-	}
-	if worst() > deadline {
-		timeout = deadline / time.Duration(sections)
-	}
-	return timeout, retries
-}
-
 // scanProtocol is what --protocol, --fields, --info, --players and
-// --rules ask, and the number of sections asked one after the other at
-// worst.
-func scanProtocol(o *scanOptions) (*scanQuery, int, error) {
+// --rules ask.
+func scanProtocol(o *scanOptions) (scan.Protocol, error) {
 	qo := &queryOptions{fields: o.fields, info: o.info, players: o.players, rules: o.rules, dialect: o.dialect}
 	switch strings.ToLower(o.protocol) {
 	case "a2s":
 		names, err := querySections(qo, "A2S", []string{"info", "players", "rules"}, []string{"info", "players", "rules"})
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		var p scan.A2S
 		for _, n := range names {
@@ -242,27 +196,33 @@ func scanProtocol(o *scanOptions) (*scanQuery, int, error) {
 				p.Rules = true
 			}
 		}
-		return &scanQuery{protocol: result.A2SProtocol, engine: p}, len(names), nil
+		return p, nil
 	case "ogp":
 		d, err := ogp.ParseDialect(o.dialect)
 		if err != nil {
-			return nil, 0, usageError("--dialect: %q is neither v0.91 nor v1", o.dialect)
+			return nil, usageError("--dialect: %q is neither v0.91 nor v1", o.dialect)
 		}
 		q, err := ogpRequest(qo, d)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
-		return &scanQuery{protocol: result.OGPProtocol, engine: scan.OGP{Dialect: d, Query: &q}, dialect: d, asked: q.Request}, 1, nil
+		return scan.OGP{Dialect: d, Query: &q}, nil
 	}
-	return nil, 0, usageError("unknown protocol %q (known: %s)", o.protocol, strings.Join(protocolNames(), ", "))
+	return nil, usageError("unknown protocol %q (known: %s)", o.protocol, strings.Join(protocolNames(), ", "))
 }
 
-// scanOutput writes a scan's results as JSON lines, from the engine's
-// goroutine and the feed's, and counts them.
+// outputBatch is how many bytes of JSON lines `gsq scan` gathers before it
+// writes them.
+const outputBatch = 128 << 10
+
+// scanOutput writes a scan's results as JSON lines and counts them. Each
+// line is encoded straight after the ones not yet written, and they are
+// written together once outputBatch bytes are gathered, or 100 ms have
+// passed.
 type scanOutput struct {
 	mu        sync.Mutex
-	w         *bufio.Writer
-	line      []byte
+	w         io.Writer
+	buf       []byte // lines not yet written
 	err       error
 	lastFlush time.Time
 	bar       *progress
@@ -270,24 +230,27 @@ type scanOutput struct {
 	answered, partial, timedOut, unreachable, failed, invalid, canceled, duplicates int
 }
 
-func (out *scanOutput) write(r *result.Result) {
+func (out *scanOutput) write(sr *scan.Result) {
+	r := sr.Result
 	out.mu.Lock()
 	defer out.mu.Unlock()
-	switch {
-	case r.Err == nil && len(r.Errors) == 0:
+	switch sr.Status {
+	case scan.StatusAnswered:
 		out.answered++
-	case r.Err == nil:
+	case scan.StatusPartial:
 		out.partial++
-	case r.Err.Kind == result.KindTimeout:
+	case scan.StatusTimedOut:
 		out.timedOut++
-	case r.Err.Kind == result.KindUnreachable:
+	case scan.StatusUnreachable:
 		out.unreachable++
-	case r.Err.Kind == result.KindInvalid:
-		out.invalid++
-	case r.Err.Kind == result.KindCanceled:
+	case scan.StatusCanceled:
 		out.canceled++
 	default:
-		out.failed++
+		if r.Err != nil && r.Err.Kind == result.KindInvalid {
+			out.invalid++
+		} else {
+			out.failed++
+		}
 	}
 	if out.bar != nil {
 		out.bar.add(1)
@@ -295,12 +258,20 @@ func (out *scanOutput) write(r *result.Result) {
 	if out.err != nil {
 		return
 	}
-	out.line = append(r.AppendJSON(out.line[:0]), '\n')
-	_, out.err = out.w.Write(out.line)
+	out.buf = append(r.AppendJSON(out.buf), '\n')
 	// Whoever reads the stream live sees results at least every 100 ms.
-	if now := time.Now(); out.err == nil && now.Sub(out.lastFlush) > 100*time.Millisecond {
-		out.err, out.lastFlush = out.w.Flush(), now
+	if now := time.Now(); len(out.buf) >= outputBatch || now.Sub(out.lastFlush) > 100*time.Millisecond {
+		out.flush()
+		out.lastFlush = now
 	}
+}
+
+// flush writes the lines gathered; out.mu is held.
+func (out *scanOutput) flush() {
+	if len(out.buf) > 0 && out.err == nil {
+		_, out.err = out.w.Write(out.buf)
+	}
+	out.buf = out.buf[:0]
 }
 
 func (out *scanOutput) duplicate() {
@@ -318,9 +289,7 @@ func (out *scanOutput) finish() {
 	if out.bar != nil {
 		out.bar.finish()
 	}
-	if out.err == nil {
-		out.err = out.w.Flush()
-	}
+	out.flush()
 }
 
 // summary is the line written on stderr at the end.

@@ -1,18 +1,17 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
+	"iter"
 	"os"
-	"slices"
 	"strings"
-	"sync"
+	"sync/atomic"
 
+	"github.com/gsq-project/gsq/internal/hostport"
 	"github.com/gsq-project/gsq/scan"
 )
 
@@ -95,10 +94,10 @@ func closeSources(sources []targetSource) {
 	}
 }
 
-// countTargets counts the target lines of the sources, for the progress
-// bar: -1 when a source is not a regular file (stdin, a pipe). Regular
-// files are read once ahead and rewound.
-func countTargets(sources []targetSource) int64 {
+// countTargets counts the targets of the sources, for the progress bar:
+// -1 when a source is not a regular file (stdin, a pipe). Regular files
+// are read once ahead and rewound.
+func countTargets(sources []targetSource, defaultPort uint16) int64 {
 	total := int64(0)
 	for _, src := range sources {
 		if src.r == nil {
@@ -112,15 +111,12 @@ func countTargets(sources []targetSource) int64 {
 		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 			return -1
 		}
-		lr := newLineReader(f)
+		tr := scan.NewTargetReader(f, defaultPort)
 		for {
-			line, err := lr.next()
-			if err != nil && !errors.Is(err, errLineTooLong) {
+			if _, err := tr.Next(); err != nil {
 				break
 			}
-			if len(line) > 0 {
-				total++
-			}
+			total++
 		}
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return -1
@@ -129,68 +125,14 @@ func countTargets(sources []targetSource) int64 {
 	return total
 }
 
-// lineReader reads a target list: lines without their line end, a UTF-8
-// byte-order mark at the start, comments (from a '#' at the start of the
-// line or after a space) and the spaces around what is left. A line
-// longer than scan.MaxLineLength comes back cut, with errLineTooLong.
-type lineReader struct {
-	r     *bufio.Reader
-	first bool
-}
-
-var errLineTooLong = fmt.Errorf("line longer than %d bytes", scan.MaxLineLength)
-
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), first: true}
-}
-
-// next returns the next line, empty for a blank or comment line; io.EOF
-// at the end.
-func (lr *lineReader) next() ([]byte, error) {
-	line, err := lr.r.ReadSlice('\n')
-	if err == bufio.ErrBufferFull || err == nil && len(line) > scan.MaxLineLength+2 {
-		head := bytes.Clone(line[:64])
-		for err == bufio.ErrBufferFull {
-			_, err = lr.r.ReadSlice('\n')
-		}
-		if err != nil && err != io.EOF {
-			return nil, err
-		}
-		return head, errLineTooLong
-	}
-	if err == io.EOF && len(line) > 0 {
-		err = nil // a last line without '\n'
-	}
-	if err != nil {
-		return nil, err
-	}
-	if lr.first {
-		line = bytes.TrimPrefix(line, []byte("\uFEFF"))
-		lr.first = false
-	}
-	if i := bytes.IndexByte(line, '#'); i == 0 || i > 0 && (line[i-1] == ' ' || line[i-1] == '\t') {
-		line = line[:i]
-	}
-	return bytes.TrimSpace(line), nil
-}
-
-// targetFeed turns the sources into the text the scan engine reads: one
-// valid HOST:PORT per line, written the same way for the same server, each
-// server once. It reports the lines that are not a valid address itself,
-// and remembers which target as written each line it hands the engine
-// stands for, until the engine's result for it comes back: those are the
-// servers in flight, reported as canceled when the scan is interrupted.
+// targetFeed turns the sources into the targets the scan engine takes:
+// each server once, in list order, with the target as written (Input). A
+// line that is not a valid address goes too, with its usage error (Err):
+// the engine reports it in its place, with the kind "invalid".
 type targetFeed struct {
 	defaultPort uint16
-	// invalid reports a target that is not a valid address; err is a
-	// usage error. duplicate reports a target skipped as a duplicate.
-	invalid   func(target string, err error)
-	duplicate func()
-
-	mu      sync.Mutex
-	pending map[int]string // by engine line number: the target as written
-	lines   int            // lines handed to the engine
-	stopped bool
+	duplicate   func() // reports a target skipped as a duplicate
+	err         atomic.Pointer[error]
 
 	// seen holds the servers handed to the engine, by a 64-bit hash of
 	// their address (about 16 bytes each, where the addresses would take
@@ -200,122 +142,82 @@ type targetFeed struct {
 	seen map[uint64]struct{}
 }
 
-func newTargetFeed(defaultPort uint16, invalid func(string, error), duplicate func()) *targetFeed {
-	return &targetFeed{defaultPort: defaultPort, invalid: invalid, duplicate: duplicate,
-		pending: map[int]string{}, seed: maphash.MakeSeed(), seen: map[uint64]struct{}{}}
+func newTargetFeed(defaultPort uint16, duplicate func()) *targetFeed {
+	return &targetFeed{defaultPort: defaultPort, duplicate: duplicate, seed: maphash.MakeSeed(), seen: map[uint64]struct{}{}}
 }
 
-// run writes the targets of sources to w, then closes w (with the error
-// when a list cannot be read). It stops early when ctx is canceled or
-// the feed is stopped.
-func (f *targetFeed) run(ctx context.Context, sources []targetSource, w *io.PipeWriter) {
-	bw := bufio.NewWriterSize(w, 16<<10)
-	err := func() error {
-		for _, src := range sources {
-			if src.r == nil {
-				for _, h := range src.hosts {
-					if !f.add(bw, h, "") {
-						return nil
-					}
-				}
-				continue
-			}
-			lr := newLineReader(src.r)
-			for n := 1; ; n++ {
-				if lr.r.Buffered() == 0 {
-					// The next read may wait for input: hand what is
-					// read to the engine first.
-					if err := bw.Flush(); err != nil {
-						return nil // the scan is over
-					}
-				}
-				if ctx.Err() != nil {
+// targets returns the sequence of the targets of sources. It ends early
+// when ctx is canceled; a list that cannot be read ends it too, and Err
+// tells.
+func (f *targetFeed) targets(ctx context.Context, sources []targetSource) iter.Seq[scan.Target] {
+	return func(yield func(scan.Target) bool) {
+		if err := f.feed(ctx, sources, yield); err != nil {
+			f.err.Store(&err)
+		}
+	}
+}
+
+// Err is the error reading a list, if any.
+func (f *targetFeed) Err() error {
+	if p := f.err.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+func (f *targetFeed) feed(ctx context.Context, sources []targetSource, yield func(scan.Target) bool) error {
+	for _, src := range sources {
+		if src.r == nil {
+			for _, h := range src.hosts {
+				if !f.add(yield, scan.ParseTarget(0, h, f.defaultPort), "") {
 					return nil
 				}
-				line, err := lr.next()
-				if err == io.EOF {
-					break
-				}
-				switch {
-				case errors.Is(err, errLineTooLong):
-					f.invalid(string(line)+"...", usageError("%s:%d: %v", src.name, n, err))
-				case err != nil:
-					return fmt.Errorf("reading %s: %w", src.name, err)
-				case len(line) > 0:
-					if !f.add(bw, string(line), fmt.Sprintf("%s:%d: ", src.name, n)) {
-						return nil
-					}
-				}
+			}
+			continue
+		}
+		tr := scan.NewTargetReader(src.r, f.defaultPort)
+		for {
+			if ctx.Err() != nil {
+				return nil
+			}
+			t, err := tr.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("reading %s: %w", src.name, err)
+			}
+			if !f.add(yield, t, src.name) {
+				return nil
 			}
 		}
-		return bw.Flush()
-	}()
-	w.CloseWithError(err)
+	}
+	return nil
 }
 
-// add hands one target to the engine, or reports it; where names the
-// line in a list, for messages. It returns false when the feed was
-// stopped.
-func (f *targetFeed) add(bw *bufio.Writer, target, where string) bool {
-	hp, err := parseHostPort(target, f.defaultPort)
-	if err != nil {
-		f.invalid(strings.TrimSpace(target), usageError("%s%v", where, errors.Unwrap(err)))
-		return !f.isStopped()
+// add yields target t, unless it is a duplicate; list names the list it
+// is a line of ("" for an argument), for messages. A target that does not
+// parse goes with a usage error. It returns false when the sequence must
+// stop.
+func (f *targetFeed) add(yield func(scan.Target) bool, t scan.Target, list string) bool {
+	if te := (*scan.TargetError)(nil); errors.As(t.Err, &te) {
+		where := ""
+		if list != "" {
+			where = fmt.Sprintf("%s:%d: ", list, t.Line)
+		}
+		t.Err = usageError("%s%s", where, addressProblem(te.Err))
+		return yield(t)
 	}
-	canonical := hp.String()
-	h := maphash.String(f.seed, canonical)
-	f.mu.Lock()
-	if f.stopped {
-		f.mu.Unlock()
-		return false
+	var h uint64
+	if t.Addr.IsValid() {
+		h = maphash.Comparable(f.seed, t.Addr)
+	} else {
+		h = maphash.String(f.seed, hostport.HostPort{Host: t.Host, Port: t.Port}.String())
 	}
 	if _, dup := f.seen[h]; dup {
-		f.mu.Unlock()
 		f.duplicate()
 		return true
 	}
 	f.seen[h] = struct{}{}
-	f.lines++
-	f.pending[f.lines] = target
-	f.mu.Unlock()
-	bw.WriteString(canonical)
-	bw.WriteByte('\n')
-	return true
-}
-
-func (f *targetFeed) isStopped() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.stopped
-}
-
-// take returns the target as written of the engine's line n, once.
-func (f *targetFeed) take(n int) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	t, ok := f.pending[n]
-	if !ok {
-		return fmt.Sprintf("line %d", n) // never: every line the engine reads was added
-	}
-	delete(f.pending, n)
-	return t
-}
-
-// stop stops the feed and returns the targets handed to the engine that
-// have no result yet, in list order.
-func (f *targetFeed) stop() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.stopped = true
-	lines := make([]int, 0, len(f.pending))
-	for n := range f.pending {
-		lines = append(lines, n)
-	}
-	slices.Sort(lines)
-	left := make([]string, len(lines))
-	for i, n := range lines {
-		left[i] = f.pending[n]
-		delete(f.pending, n)
-	}
-	return left
+	return yield(t)
 }

@@ -7,10 +7,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/internal/sim"
 	"github.com/gsq-project/gsq/ogp/ogptest"
 )
@@ -210,16 +211,17 @@ func TestScanStdinHint(t *testing.T) {
 	}
 }
 
-// Ctrl-C: every server in flight gets a canceled line, so the output
-// accounts for every server read, and gsq exits 130.
+// Ctrl-C: every server in flight gets a canceled line, with what it had
+// answered, so the output accounts for every server read, the summary
+// counts the lines, and gsq exits 130.
 func TestScanInterrupted(t *testing.T) {
 	t.Parallel()
-	const n = 5
+	const silent = 5
 	var list strings.Builder
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	asked := make(chan struct{}, n)
-	for range n {
+	asked := make(chan struct{}, silent+1)
+	for range silent {
 		srv := newFakeA2S(t, func(byte) []byte { return nil })
 		fmt.Fprintf(&list, "localhost:%d\n", srv.conn.LocalAddr().(*net.UDPAddr).Port)
 		go func() {
@@ -227,48 +229,137 @@ func TestScanInterrupted(t *testing.T) {
 			asked <- struct{}{}
 		}()
 	}
+	// With --host-interval a server gets one request at a time: PLAYER
+	// goes out once the INFO answer is in.
+	half := halfSilentChallenged(t)
+	fmt.Fprintln(&list, half.addr())
 	go func() {
-		for range n {
+		for typ := range half.got {
+			if typ == a2s.TypePlayerRequest {
+				asked <- struct{}{}
+				return
+			}
+		}
+	}()
+	f := startScanFleet(t, 2)
+	fmt.Fprintf(&list, "%s\n%s\n", f.Addr(0), f.Addr(1))
+	go func() {
+		for range silent + 1 {
 			<-asked
 		}
-		cancel() // every server is in flight
+		cancel() // every silent server is in flight, and the half-silent one
 	}()
-	code, stdout, stderr := runGSQ(t, ctx, strings.NewReader(list.String()), nil, "scan", "--timeout", "1h", "--deadline", "10h")
+	code, stdout, stderr := runGSQ(t, ctx, strings.NewReader(list.String()), nil,
+		"scan", "--timeout", "1h", "--deadline", "10h", "--host-interval", "1ms")
 	if code != ExitInterrupted {
 		t.Fatalf("exit %d, want %d: %s", code, ExitInterrupted, stderr)
 	}
 	lines := scanLines(t, stdout)
-	for _, target := range strings.Fields(list.String()) {
+	for _, target := range strings.Fields(list.String())[:silent] {
 		if errorKindOf(lines[target]) != "canceled" {
 			t.Errorf("%s: %v, want canceled", target, lines[target])
 		}
 	}
-	if len(lines) != n || !strings.Contains(stderr, "5 canceled servers") {
-		t.Errorf("%d lines; stderr %s", len(lines), stderr)
+	h := lines[half.addr()]
+	if h["info"] == nil || h["error"] != nil || sectionKind(h, "players") != "canceled" || sectionKind(h, "rules") != "canceled" {
+		t.Errorf("half-silent server: %v, want its info and the rest canceled", h)
+	}
+	if len(lines) != silent+3 {
+		t.Errorf("%d lines, want %d", len(lines), silent+3)
+	}
+	checkSummaryCounts(t, lines, stderr)
+}
+
+// sectionKind is the error kind of section s of a result line.
+func sectionKind(o map[string]any, s string) any {
+	e, _ := o["errors"].(map[string]any)[s].(map[string]any)
+	return e["kind"]
+}
+
+// checkSummaryCounts checks that the summary line on stderr counts the
+// result lines.
+func checkSummaryCounts(t *testing.T, lines map[string]map[string]any, stderr string) {
+	t.Helper()
+	var want struct{ answered, partial, timedOut, unreachable, failed, canceled int }
+	for _, o := range lines {
+		kinds := map[any]bool{}
+		for s := range o["errors"].(map[string]any) {
+			kinds[sectionKind(o, s)] = true
+		}
+		top := errorKindOf(o)
+		switch {
+		case top == "canceled" || kinds["canceled"]:
+			want.canceled++
+		case top == nil && len(kinds) == 0:
+			want.answered++
+		case top == nil:
+			want.partial++
+		case top == "timeout":
+			want.timedOut++
+		case top == "unreachable":
+			want.unreachable++
+		default:
+			want.failed++
+		}
+	}
+	summary := fmt.Sprintf("%d answered, %d partial, %d timed out, %d unreachable, %d failed;",
+		want.answered, want.partial, want.timedOut, want.unreachable, want.failed)
+	if !strings.Contains(stderr, summary) || !strings.Contains(stderr, "scanned "+plural(len(lines), "server")) {
+		t.Errorf("summary does not count the lines (%s):\n%s", summary, stderr)
+	}
+	if want.canceled > 0 && !strings.Contains(stderr, fmt.Sprintf("; %d canceled server", want.canceled)) {
+		t.Errorf("summary does not count %d canceled lines:\n%s", want.canceled, stderr)
 	}
 }
 
-// --deadline bounds the engine's schedule: fewer retries, then shorter
-// waits.
-func TestFitDeadline(t *testing.T) {
+// --deadline bounds every server from its first request, whatever
+// --timeout and --retries say: a server that answers INFO and never the
+// rest is partial, one that answers garbage fails with a protocol error,
+// once the deadline passes.
+func TestScanDeadline(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		deadline, timeout time.Duration
-		retries, sections int
-		wantTimeout       time.Duration
-		wantRetries       int
-	}{
-		{12 * time.Second, time.Second, 3, 3, time.Second, 3},
-		{6 * time.Second, time.Second, 3, 3, time.Second, 1},
-		{2 * time.Second, time.Second, 3, 3, 666666666, 0},
-		{2 * time.Second, time.Second, 3, 1, time.Second, 1},
-	} {
-		timeout, retries := fitDeadline(tt.deadline, tt.timeout, tt.retries, tt.sections)
-		if timeout != tt.wantTimeout || retries != tt.wantRetries {
-			t.Errorf("fitDeadline(%v, %v, %d, %d) = %v, %d; want %v, %d", tt.deadline, tt.timeout, tt.retries, tt.sections,
-				timeout, retries, tt.wantTimeout, tt.wantRetries)
-		}
+	half := halfSilentChallenged(t)
+	garbage := newFakeA2S(t, func(byte) []byte { return []byte("HTTP/1.0 400 Bad Request\r\n\r\n") })
+	code, stdout, stderr := runGSQ(t, nil, nil, nil, "scan", "--timeout", "1h", "--retries", "5", "--deadline", "300ms",
+		half.addr(), garbage.addr())
+	if code != ExitFailure {
+		t.Fatalf("exit %d, want %d: %s", code, ExitFailure, stderr)
 	}
+	lines := scanLines(t, stdout)
+	h := lines[half.addr()]
+	if h["info"] == nil || h["error"] != nil || sectionKind(h, "players") != "timeout" || sectionKind(h, "rules") != "timeout" {
+		t.Errorf("half-silent server: %v, want its info and the rest timed out", h)
+	}
+	g := lines[garbage.addr()]
+	if errorKindOf(g) != "protocol" || !strings.Contains(g["error"].(map[string]any)["message"].(string), "not with A2S") {
+		t.Errorf("garbage: %v, want a protocol error", g)
+	}
+	checkSummaryCounts(t, lines, stderr)
+}
+
+// A closed port is unreachable (exit 3), from the ICMP error its request
+// earns: nothing else ends this scan, whose waits are an hour. (Hosts
+// rate-limit ICMP errors: a request whose error was not sent is resent.)
+func TestScanClosedPortIsUnreachable(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("unconnected sockets learn of ICMP errors on Linux only")
+	}
+	pc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := pc.LocalAddr().String()
+	pc.Close()
+	code, stdout, stderr := runGSQ(t, nil, nil, nil, "scan", "--timeout", "300ms", "--retries", "1000", "--deadline", "1h", closed)
+	if code != ExitTimeout {
+		t.Fatalf("exit %d, want %d: %s", code, ExitTimeout, stderr)
+	}
+	lines := scanLines(t, stdout)
+	if o := lines[closed]; errorKindOf(o) != "unreachable" {
+		t.Errorf("%v, want unreachable", o)
+	}
+	checkSummaryCounts(t, lines, stderr)
 }
 
 // A line too long to be an address is reported, and counted for the
