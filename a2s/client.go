@@ -130,10 +130,6 @@ type InfoResult struct {
 	GoldSource *Info
 	// RTT is the round-trip time of the query (see [Result.RTT]).
 	RTT time.Duration
-	// Ping is RTT, under its older name.
-	//
-	// Deprecated: use RTT.
-	Ping time.Duration
 }
 
 // call is one query in progress: the read loop queues the datagrams of its
@@ -293,7 +289,7 @@ func (c *Client) Info(ctx context.Context, addr netip.AddrPort) (*InfoResult, er
 	if r.InfoErr != nil {
 		return nil, r.InfoErr
 	}
-	return &InfoResult{Info: r.Info, GoldSource: r.GoldSource, RTT: r.RTT, Ping: r.RTT}, nil
+	return &InfoResult{Info: r.Info, GoldSource: r.GoldSource, RTT: r.RTT}, nil
 }
 
 // Players sends A2S_PLAYER to addr and returns its answer.

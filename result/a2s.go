@@ -16,7 +16,7 @@ import (
 // has no place in a Result.
 func (r *Result) SetA2S(res *a2s.Result) {
 	if res.Info != nil || res.InfoErr != nil {
-		r.SetA2SInfo(&a2s.InfoResult{Info: res.Info, GoldSource: res.GoldSource, RTT: res.RTT, Ping: res.RTT}, res.InfoErr)
+		r.SetA2SInfo(&a2s.InfoResult{Info: res.Info, GoldSource: res.GoldSource, RTT: res.RTT}, res.InfoErr)
 	}
 	if res.Players != nil || res.PlayersErr != nil {
 		r.SetA2SPlayers(res.Players, res.PlayersErr)
@@ -36,7 +36,7 @@ func (r *Result) SetA2SInfo(res *a2s.InfoResult, err error) {
 		if res.GoldSource != res.Info {
 			a.GoldSource = res.GoldSource
 		}
-		r.Ping = res.Ping
+		r.Ping = res.RTT
 		r.Summary = a2sSummary(res.Info, r.Addr)
 	} else if err == nil {
 		err = errNoAnswer

@@ -19,7 +19,7 @@ func Example() {
 	info := &a2s.Info{Name: a2s.Text("My server"), Map: a2s.Text("de_dust2"), Folder: a2s.Text("cstrike"),
 		Game: a2s.Text("Counter-Strike: Source"), Players: 5, MaxPlayers: 24, ServerType: 'd',
 		Environment: 'l', Version: a2s.Text("1.0.0.22"), EDF: a2s.EDFPort, Port: 27015}
-	r.SetA2SInfo(&a2s.InfoResult{Info: info, Ping: 410 * time.Microsecond}, nil)
+	r.SetA2SInfo(&a2s.InfoResult{Info: info, RTT: 410 * time.Microsecond}, nil)
 	r.SetA2SPlayers(nil, fmt.Errorf("a2s: players %v: %w", addr, a2s.ErrTimeout))
 
 	fmt.Println(*r.Summary.Name, *r.Summary.Players, "of", *r.Summary.MaxPlayers)

@@ -39,7 +39,7 @@ func decode(t *testing.T, r *Result) map[string]any {
 func a2sFull(t *testing.T) *Result {
 	t.Helper()
 	r := New("localhost:27015", testAddr, A2SProtocol)
-	r.SetA2SInfo(&a2s.InfoResult{Info: a2stest.DefaultInfo(), Ping: 1234567 * time.Nanosecond}, nil)
+	r.SetA2SInfo(&a2s.InfoResult{Info: a2stest.DefaultInfo(), RTT: 1234567 * time.Nanosecond}, nil)
 	r.SetA2SPlayers(a2stest.DefaultPlayers(), nil)
 	r.SetA2SRules(a2stest.DefaultRules(), nil)
 	return r
@@ -274,7 +274,7 @@ func TestKindOf(t *testing.T) {
 
 func BenchmarkAppendJSON(b *testing.B) {
 	r := New("localhost:27015", testAddr, A2SProtocol)
-	r.SetA2SInfo(&a2s.InfoResult{Info: a2stest.DefaultInfo(), Ping: time.Millisecond}, nil)
+	r.SetA2SInfo(&a2s.InfoResult{Info: a2stest.DefaultInfo(), RTT: time.Millisecond}, nil)
 	r.SetA2SPlayers(a2stest.DefaultPlayers(), nil)
 	r.SetA2SRules(a2stest.DefaultRules(), nil)
 	var buf []byte
@@ -288,7 +288,7 @@ func BenchmarkAppendJSON(b *testing.B) {
 // into a buffer that has room.
 func TestAppendJSONAllocs(t *testing.T) {
 	r := New("localhost:27015", testAddr, A2SProtocol)
-	r.SetA2SInfo(&a2s.InfoResult{Info: a2stest.DefaultInfo(), Ping: time.Millisecond}, nil)
+	r.SetA2SInfo(&a2s.InfoResult{Info: a2stest.DefaultInfo(), RTT: time.Millisecond}, nil)
 	r.SetA2SPlayers(a2stest.DefaultPlayers(), nil)
 	r.SetA2SRules(a2stest.DefaultRules(), nil)
 	buf := r.AppendJSON(nil)

@@ -39,7 +39,7 @@ func a2sProbe(t *testing.T) (func(ctx context.Context, target, protocol string) 
 			if err == nil {
 				info := res.Info
 				s.Status = monitor.StatusUp
-				s.Ping = res.Ping
+				s.Ping = res.RTT
 				s.Summary = result.Summary{
 					Name: ptr(info.Name.UTF8()), Map: ptr(info.Map.UTF8()), Game: ptr(info.Game.UTF8()),
 					Players: ptr(int(info.Players)), MaxPlayers: ptr(int(info.MaxPlayers)), Bots: ptr(int(info.Bots)),
