@@ -39,6 +39,14 @@ func loadConfig(t *testing.T, yaml string, targets ...string) *monitor.Config {
 	return cfg
 }
 
+// fast sets every server's interval to d, below the config's minimum of
+// a second, to keep the tests short.
+func fast(cfg *monitor.Config, d time.Duration) {
+	for i := range cfg.Servers {
+		cfg.Servers[i].Interval = d
+	}
+}
+
 func openStore(t *testing.T) store.Store {
 	t.Helper()
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "monitor.db"))

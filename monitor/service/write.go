@@ -54,6 +54,9 @@ func (w *writer) run(ctx context.Context) error {
 		case <-w.ready:
 		}
 		if err := w.flush(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil // Run flushes once more
+			}
 			if fatal(err) {
 				return err
 			}
