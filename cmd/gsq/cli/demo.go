@@ -75,7 +75,8 @@ func runDemo(ctx context.Context, env *Env) error {
 			fmt.Fprintln(out)
 		}
 	}
-	fmt.Fprintf(out, "\nNext: run 'gsq serve' in one terminal and 'gsq query 127.0.0.1:27015' or 'gsq rcon 127.0.0.1:27015' in another.\n")
+	fmt.Fprintf(out, "\nNext: run 'gsq serve' in one terminal and 'gsq query 127.0.0.1:27015' or 'gsq rcon 127.0.0.1:27015' in another,\n"+
+		"or 'gsq monitor --demo' to watch a simulated fleet over time in your browser.\n")
 	return nil
 }
 
