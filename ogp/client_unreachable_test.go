@@ -3,12 +3,11 @@ package ogp_test
 import (
 	"context"
 	"errors"
-	"net"
-	"runtime"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gsq-project/gsq/internal/udpio/udptest"
 	"github.com/gsq-project/gsq/ogp"
 )
 
@@ -16,15 +15,7 @@ import (
 // timeouts: the client's socket sees ICMP port unreachable, as a2s's does.
 func TestClientClosedPortIsUnreachable(t *testing.T) {
 	t.Parallel()
-	if runtime.GOOS != "linux" {
-		t.Skip("unconnected sockets learn of ICMP errors on Linux only")
-	}
-	pc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := pc.LocalAddr().(*net.UDPAddr).AddrPort()
-	pc.Close()
+	closed := udptest.ClosedPort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	// Only the ICMP error can end the call before the context: the kernel
@@ -32,7 +23,7 @@ func TestClientClosedPortIsUnreachable(t *testing.T) {
 	// whose error was not sent is sent again.
 	c := &ogp.Client{Timeout: 300 * time.Millisecond, Retries: 1000}
 	defer c.Close()
-	_, err = c.Ping(ctx, closed)
+	_, err := c.Ping(ctx, closed)
 	if !errors.Is(err, ogp.ErrUnreachable) || !errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, ogp.ErrTimeout) {
 		t.Fatalf("err = %v, want unreachable", err)
 	}
