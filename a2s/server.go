@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gsq-project/gsq/internal/ratelog"
+	"github.com/gsq-project/gsq/internal/udpserve"
 )
 
 // Server defaults, used when the corresponding Server field is zero.
@@ -132,11 +133,7 @@ type Server struct {
 	states   sync.Pool
 	log      ratelog.Limiter
 
-	mu         sync.Mutex
-	conns      map[net.PacketConn]struct{}
-	primary    net.PacketConn // the first conn still served, for LocalAddr
-	inShutdown atomic.Bool
-	loops      sync.WaitGroup
+	socks udpserve.Sockets
 }
 
 func (s *Server) init() {
@@ -173,7 +170,7 @@ func (s *Server) init() {
 
 // ListenAndServe listens on s.Addr and serves until Shutdown.
 func (s *Server) ListenAndServe() error {
-	if s.inShutdown.Load() {
+	if s.socks.ShuttingDown() {
 		return ErrServerClosed
 	}
 	addr := s.Addr
@@ -191,84 +188,21 @@ func (s *Server) ListenAndServe() error {
 // first one still open, if Serve was called several times), or nil before
 // Serve and after Shutdown. With ListenAndServe it is set once the server
 // listens, so a caller that asked for port 0 learns the port.
-func (s *Server) LocalAddr() net.Addr {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.primary == nil {
-		return nil
-	}
-	return s.primary.LocalAddr()
-}
+func (s *Server) LocalAddr() net.Addr { return s.socks.LocalAddr() }
 
 // Serve answers the datagrams read from pc until Shutdown, which closes pc;
 // then it returns ErrServerClosed. It also returns when pc is closed
 // otherwise, or keeps failing to read.
 func (s *Server) Serve(pc net.PacketConn) error {
 	s.init()
-	s.mu.Lock()
-	if s.inShutdown.Load() {
-		s.mu.Unlock()
-		pc.Close()
-		return ErrServerClosed
-	}
-	if s.conns == nil {
-		s.conns = make(map[net.PacketConn]struct{})
-	}
-	s.conns[pc] = struct{}{}
-	if s.primary == nil {
-		s.primary = pc
-	}
-	s.loops.Add(1)
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, pc)
-		if s.primary == pc {
-			s.primary = nil
-			for other := range s.conns {
-				s.primary = other
-				break
-			}
-		}
-		s.mu.Unlock()
-		s.loops.Done()
-	}()
-
 	st := s.newState()
-	var w PacketWriter
-	if udp, ok := pc.(*net.UDPConn); ok {
-		w = udp
-	} else {
-		w = packetConnWriter{pc}
-	}
-	err := readDatagrams(pc, serverReadBufferSize, func(from netip.AddrPort, b []byte) { s.handle(st, w, from, b) })
-	if s.inShutdown.Load() {
-		return ErrServerClosed
-	}
-	return err
+	w := udpserve.WriterOf(pc)
+	return s.socks.Serve(pc, serverReadBufferSize, ErrServerClosed, func(from netip.AddrPort, b []byte) { s.handle(st, w, from, b) })
 }
 
 // Shutdown stops the server: it closes the sockets given to Serve and
 // ListenAndServe and waits for their loops to end, or for ctx.
-func (s *Server) Shutdown(ctx context.Context) error {
-	s.inShutdown.Store(true)
-	s.mu.Lock()
-	for pc := range s.conns {
-		pc.Close()
-	}
-	s.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		s.loops.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (s *Server) Shutdown(ctx context.Context) error { return s.socks.Shutdown(ctx) }
 
 // HandlePacket answers one datagram b received from from, writing the
 // replies to w. It lets one socket serve A2S beside other protocols (the
@@ -472,13 +406,6 @@ func (rw *responseWriter) Write(payload []byte) error {
 		}
 	}
 	return nil
-}
-
-// packetConnWriter adapts a net.PacketConn to PacketWriter.
-type packetConnWriter struct{ pc net.PacketConn }
-
-func (p packetConnWriter) WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, error) {
-	return p.pc.WriteTo(b, net.UDPAddrFromAddrPort(addr))
 }
 
 // sourceKey is what the rate limiter counts a request against: the IPv4

@@ -592,3 +592,10 @@ func (c *Client) await(ctx context.Context, addr netip.AddrPort, typ Type, ch ch
 		}
 	}
 }
+
+// isTimeout reports whether err is a net.Error timeout, such as a read
+// deadline set on a caller's socket.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
