@@ -170,15 +170,11 @@ func (s *Server) init() {
 
 // ListenAndServe listens on s.Addr and serves until Shutdown.
 func (s *Server) ListenAndServe() error {
-	if s.socks.ShuttingDown() {
+	pc, err := s.socks.Listen(s.Addr, DefaultServerAddr)
+	switch {
+	case errors.Is(err, udpserve.ErrShutdown):
 		return ErrServerClosed
-	}
-	addr := s.Addr
-	if addr == "" {
-		addr = DefaultServerAddr
-	}
-	pc, err := net.ListenPacket("udp", addr)
-	if err != nil {
+	case err != nil:
 		return fmt.Errorf("a2s: %w", err)
 	}
 	return s.Serve(pc)

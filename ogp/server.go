@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/maphash"
 	"net"
 	"net/netip"
@@ -148,16 +149,12 @@ func (s *Server) init() {
 
 // ListenAndServe listens on s.Addr and serves until Shutdown.
 func (s *Server) ListenAndServe() error {
-	if s.socks.ShuttingDown() {
+	pc, err := s.socks.Listen(s.Addr, DefaultServerAddr)
+	switch {
+	case errors.Is(err, udpserve.ErrShutdown):
 		return ErrServerClosed
-	}
-	addr := s.Addr
-	if addr == "" {
-		addr = DefaultServerAddr
-	}
-	pc, err := net.ListenPacket("udp", addr)
-	if err != nil {
-		return err
+	case err != nil:
+		return fmt.Errorf("ogp: %w", err)
 	}
 	return s.Serve(pc)
 }

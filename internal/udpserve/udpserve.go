@@ -40,9 +40,6 @@ type Sockets struct {
 	loops    sync.WaitGroup
 }
 
-// ShuttingDown reports whether Shutdown was called.
-func (s *Sockets) ShuttingDown() bool { return s.shutdown.Load() }
-
 // Serve reads pc until it is closed or fails MaxReadErrors times in a row,
 // handing each datagram of up to size bytes to handle, which must not
 // retain b. After Shutdown, which closes pc, it returns closed; it returns
@@ -88,6 +85,23 @@ func read(pc net.PacketConn, size int, handle func(from netip.AddrPort, b []byte
 		}
 	}
 }
+
+// Listen opens the UDP socket for a server's ListenAndServe: on addr, or
+// on def (the protocol's conventional ":port") when addr is empty. It
+// returns ErrShutdown once Shutdown was called.
+func (s *Sockets) Listen(addr, def string) (net.PacketConn, error) {
+	if s.shutdown.Load() {
+		return nil, ErrShutdown
+	}
+	if addr == "" {
+		addr = def
+	}
+	return net.ListenPacket("udp", addr)
+}
+
+// ErrShutdown is Listen's error after Shutdown; the servers return their
+// own ErrServerClosed for it.
+var ErrShutdown = errors.New("server shut down")
 
 // LocalAddr is the address of the first socket still served, or nil
 // before Serve and after Shutdown.
