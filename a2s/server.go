@@ -128,7 +128,7 @@ type Server struct {
 	initOnce sync.Once
 	key      []byte
 	window   int64 // nanoseconds
-	limiter  *rateLimiter
+	limiter  *udpserve.RateLimiter
 	splitID  atomic.Uint32
 	states   sync.Pool
 	log      ratelog.Limiter
@@ -162,7 +162,7 @@ func (s *Server) init() {
 			if n <= 0 {
 				n = DefaultRateSources
 			}
-			s.limiter = newRateLimiter(rate, burst, n)
+			s.limiter = udpserve.NewRateLimiter(rate, burst, n)
 		}
 		s.states.New = func() any { return s.newState() }
 	})
@@ -235,7 +235,7 @@ func (s *Server) handle(st *serverState, w PacketWriter, from netip.AddrPort, b 
 	}
 	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
 	now := time.Now().UnixNano()
-	if s.limiter != nil && !s.limiter.allow(sourceKey(from.Addr()), now) {
+	if s.limiter != nil && !s.limiter.Allow(from.Addr(), now) {
 		return
 	}
 	req, err := ParseRequest(b)
@@ -402,59 +402,6 @@ func (rw *responseWriter) Write(payload []byte) error {
 		}
 	}
 	return nil
-}
-
-// sourceKey is what the rate limiter counts a request against: the IPv4
-// address, or the /64 prefix of an IPv6 address.
-func sourceKey(a netip.Addr) netip.Addr {
-	if a.Is6() {
-		p, _ := a.Prefix(64)
-		return p.Addr()
-	}
-	return a
-}
-
-// rateLimiter is a token bucket per source. Its table holds two
-// generations of at most max entries each: when the current one is full it
-// becomes the previous one and the older is dropped, so memory is bounded
-// and a forgotten source merely starts with a full bucket.
-type rateLimiter struct {
-	mu        sync.Mutex
-	rate      float64 // tokens per nanosecond
-	burst     float64
-	max       int
-	cur, prev map[netip.Addr]tokenBucket
-}
-
-type tokenBucket struct {
-	tokens float64
-	last   int64
-}
-
-func newRateLimiter(perSecond, burst float64, max int) *rateLimiter {
-	return &rateLimiter{rate: perSecond / 1e9, burst: burst, max: max, cur: make(map[netip.Addr]tokenBucket)}
-}
-
-func (l *rateLimiter) allow(a netip.Addr, now int64) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b, ok := l.cur[a]
-	if !ok {
-		if b, ok = l.prev[a]; !ok {
-			b = tokenBucket{tokens: l.burst, last: now}
-		}
-		if len(l.cur) >= l.max {
-			l.prev, l.cur = l.cur, make(map[netip.Addr]tokenBucket, len(l.cur))
-		}
-	}
-	b.tokens = min(l.burst, b.tokens+float64(now-b.last)*l.rate)
-	b.last = now
-	allowed := b.tokens >= 1
-	if allowed {
-		b.tokens--
-	}
-	l.cur[a] = b
-	return allowed
 }
 
 // StaticHandler answers from fixed content, serialized once per Set: the

@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"net"
 	"net/netip"
 	"sync"
@@ -106,9 +105,9 @@ type Server struct {
 	// RateBurst is the token-bucket size: zero means twice RateLimit, at
 	// least 1.
 	RateBurst int
-	// RateSources is the size of the rate limiter's table (zero means
-	// DefaultRateSources): source addresses are hashed into that many
-	// token buckets, with a key made on first use.
+	// RateSources bounds the rate limiter's table (zero means
+	// DefaultRateSources); beyond it the oldest half is forgotten. A
+	// source is an IPv4 address or an IPv6 /64.
 	RateSources int
 	// Banned, if set, reports banned client addresses; they get error 0
 	// (or nothing, with IgnoreBanned).
@@ -122,7 +121,7 @@ type Server struct {
 	key       [32]byte
 	period    int64 // ChallengeLifetime in nanoseconds
 	rotations atomic.Int64
-	limiter   *rateLimiter
+	limiter   *udpserve.RateLimiter
 	log       ratelog.Limiter
 	nextID    atomic.Uint32
 
@@ -140,8 +139,7 @@ func (s *Server) init() {
 		if s.RateLimit >= 0 {
 			rate := orDefault(s.RateLimit, DefaultRateLimit)
 			burst := orDefault(float64(max(s.RateBurst, 0)), max(2*rate, 1))
-			s.limiter = &rateLimiter{rate: rate / 1e9, burst: burst,
-				size: orDefault(max(s.RateSources, 0), DefaultRateSources), seed: maphash.MakeSeed()}
+			s.limiter = udpserve.NewRateLimiter(rate, burst, orDefault(max(s.RateSources, 0), DefaultRateSources))
 		}
 		s.log.Logf = s.Logf
 	})
@@ -213,56 +211,6 @@ func (s *Server) challengeAt(ip netip.Addr, p int64) uint32 {
 	return 1
 }
 
-// rateLimiter is a token bucket per source address, the addresses hashed
-// into a fixed table of buckets.
-type rateLimiter struct {
-	rate  float64 // tokens per nanosecond
-	burst float64
-	size  int
-	seed  maphash.Seed
-
-	mu      sync.Mutex
-	buckets []bucket // made on first use
-}
-
-type bucket struct {
-	tokens float64
-	last   int64 // UnixNano of the last request; 0 for none
-}
-
-// index is the bucket of ip. An IPv6 address is limited by its /64, which
-// one host commonly holds whole.
-func (l *rateLimiter) index(ip netip.Addr) uint64 {
-	a := ip.As16()
-	key := a[:]
-	if !ip.Is4() {
-		key = a[:8]
-	}
-	return maphash.Bytes(l.seed, key) % uint64(l.size)
-}
-
-// allow takes a token from ip's bucket.
-func (l *rateLimiter) allow(ip netip.Addr, now int64) bool {
-	i := l.index(ip)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.buckets == nil {
-		l.buckets = make([]bucket, l.size)
-	}
-	b := &l.buckets[i]
-	if b.last == 0 {
-		b.tokens = l.burst
-	} else {
-		b.tokens = min(l.burst, b.tokens+float64(now-b.last)*l.rate)
-	}
-	b.last = now
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
-}
-
 // HandlePacket answers one datagram b from from, writing any answer to
 // w. It ignores what is not an OGP query. It is safe for concurrent use.
 func (s *Server) HandlePacket(w PacketWriter, from netip.AddrPort, b []byte) {
@@ -273,7 +221,7 @@ func (s *Server) HandlePacket(w PacketWriter, from netip.AddrPort, b []byte) {
 	}
 	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
 	ip := from.Addr()
-	if s.limiter != nil && !s.limiter.allow(ip, time.Now().UnixNano()) {
+	if s.limiter != nil && !s.limiter.Allow(ip, time.Now().UnixNano()) {
 		s.log.Printf("rate", "ogp: rate limit: dropped a request from %v", ip)
 		return
 	}
