@@ -12,12 +12,14 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"modernc.org/sqlite"
 )
 
 // SQLite result codes (the primary code, the low byte of an extended one).
 const (
+	sqliteBusy     = 5
 	sqliteCorrupt  = 11
 	sqliteFull     = 13
 	sqliteCantOpen = 14
@@ -244,15 +246,16 @@ func (s *db) initSQLite(ctx context.Context, path string) error {
 	case tables == 0 && (appID == 0 || appID == sqliteApplicationID):
 		// A new or empty file. auto_vacuum must be set before the first
 		// table, and WAL is persistent: set both on this file only.
-		for _, p := range []string{"PRAGMA auto_vacuum = INCREMENTAL", "PRAGMA journal_mode = WAL"} {
-			if _, err := s.wdb.ExecContext(ctx, p); err != nil {
-				return s.openError(err, path)
-			}
+		if _, err := s.wdb.ExecContext(ctx, "PRAGMA auto_vacuum = INCREMENTAL"); err != nil {
+			return s.openError(err, path)
+		}
+		if err := s.setWAL(ctx); err != nil {
+			return s.openError(err, path)
 		}
 	case appID != sqliteApplicationID:
 		return &Error{Op: "open", DB: path, Kind: ErrForeign, Err: s.foreignSQLite(ctx, appID)}
 	default:
-		if _, err := s.wdb.ExecContext(ctx, "PRAGMA journal_mode = WAL"); err != nil {
+		if err := s.setWAL(ctx); err != nil {
 			return s.openError(err, path)
 		}
 	}
@@ -260,6 +263,29 @@ func (s *db) initSQLite(ctx context.Context, path string) error {
 		return err
 	}
 	return s.opened(ctx)
+}
+
+// setWAL puts the file in WAL mode. When another connection switches the
+// same new file at the same moment, SQLite refuses at once with
+// SQLITE_BUSY, without waiting in its busy handler; so the switch is
+// tried again, with a growing pause, for as long as busy_timeout lets a
+// write wait (10 s), or until ctx ends.
+func (s *db) setWAL(ctx context.Context) error {
+	give := time.Now().Add(10 * time.Second)
+	for pause := time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
+		_, err := s.wdb.ExecContext(ctx, "PRAGMA journal_mode = WAL")
+		var e *sqlite.Error
+		if err == nil || !errors.As(err, &e) || e.Code()&0xff != sqliteBusy || time.Now().After(give) {
+			return err
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		}
+	}
 }
 
 // foreignSQLite says whose the SQLite database seems to be.
