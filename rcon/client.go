@@ -46,8 +46,10 @@ type Options struct {
 	Profile string
 
 	DialTimeout time.Duration // for Dial and reconnects
-	// Timeout bounds the login, and each command whose context has no
-	// deadline, whatever it waits for (the server, a reconnection).
+	// Timeout bounds the connection and login, counted from the start of
+	// Dial (or of a reconnection) whatever deadline the context has, and
+	// each command whose context has no deadline, whatever it waits for
+	// (the server, a reconnection).
 	Timeout time.Duration
 
 	MaxPacketSize int // limit on inbound size fields; 0 means DefaultMaxPacketSize
@@ -339,16 +341,15 @@ func (c *Client) start(ctx context.Context, nc net.Conn, since time.Time) error 
 // server: a reply id other than the request's (Palworld answers 0, old
 // Conan Exiles 42) is the id its replies carry from then on.
 func (c *Client) login(ctx context.Context, cn *conn, since time.Time) error {
-	// The login ends at Options.Timeout from now or at the context's
-	// deadline, whichever comes first. The bound a timeout reports: the
-	// context's deadline counts from when the caller began to connect,
-	// Options.Timeout from now.
-	start := time.Now()
-	dl := start.Add(c.opts.Timeout)
+	// The login ends at Options.Timeout from when the caller began to
+	// connect, or at the context's deadline, whichever comes first; the
+	// bound a timeout reports counts from the same start.
+	dl := since.Add(c.opts.Timeout)
 	ctxDeadline, byCtx := ctx.Deadline()
-	if byCtx = byCtx && !ctxDeadline.After(dl); byCtx {
-		start, dl = since, ctxDeadline
+	if byCtx = byCtx && ctxDeadline.Before(dl); byCtx {
+		dl = ctxDeadline
 	}
+	start := since
 	cn.nc.SetDeadline(dl)
 	if ctx.Done() != nil {
 		stop := context.AfterFunc(ctx, func() { cn.nc.SetDeadline(pastDeadline) })
@@ -404,7 +405,7 @@ func (c *Client) loginErr(ctx context.Context, byCtx bool, limit time.Duration, 
 		if byCtx || ctx.Err() != nil {
 			errs = append(errs, context.DeadlineExceeded)
 		}
-		return &causeError{msg: fmt.Sprintf("no answer to the login within %v", roundBound(limit)), errs: errs}
+		return &causeError{msg: fmt.Sprintf("no answer to the login within %v", limit.Round(time.Millisecond)), errs: errs}
 	case isClosed(err):
 		return &causeError{
 			msg:  fmt.Sprintf("the server closed the connection during the login (%v): it may refuse the password", err),
@@ -412,17 +413,6 @@ func (c *Client) loginErr(ctx context.Context, byCtx bool, limit time.Duration, 
 		}
 	}
 	return err
-}
-
-// roundBound is a wait's bound as a message states it: to 10 ms from
-// 100 ms up, to the millisecond below. A bound that a context's deadline
-// set counts from the start of Dial, a moment after the caller set it, so
-// "within 200ms" does not come out as "within 197ms".
-func roundBound(d time.Duration) time.Duration {
-	if d >= 100*time.Millisecond {
-		return d.Round(10 * time.Millisecond)
-	}
-	return d.Round(time.Millisecond)
 }
 
 // causeError is a message with the errors it matches under errors.Is.

@@ -353,11 +353,9 @@ func scriptIsFile(script io.Reader) bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
-// dial connects and logs in within the timeout. The timeout applies even
-// when ctx has a deadline of its own.
+// dial connects and logs in within the timeout, which Options.Timeout
+// counts from the start of Dial, whatever deadline ctx has.
 func (t *rconTarget) dial(ctx context.Context) (*rcon.Client, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.opts.Timeout)
-	defer cancel()
 	return rcon.Dial(ctx, t.addr, t.password, &t.opts)
 }
 
