@@ -298,3 +298,43 @@ func TestReconnectFirstWhenPeerClosed(t *testing.T) {
 		t.Fatalf("Exec after the close = %q, %v on connection %d", got, err, s.accepted.Load())
 	}
 }
+
+// As above, with a packet in the socket before the close (an unsolicited
+// line the idle reader has not read yet): the command reads it first,
+// finds the close behind it, and dials again before it goes out.
+func TestReconnectFirstWhenPeerClosedBehindData(t *testing.T) {
+	t.Parallel()
+	e := emu{password: "pw"}
+	answered, closed := make(chan struct{}), make(chan struct{})
+	s := startFake(t, func(c *fakeConn) {
+		if c.index > 1 {
+			e.serve(c)
+			return
+		}
+		if !e.authSource(c) {
+			return
+		}
+		p, _ := c.read()
+		c.send(Packet{ID: p.ID, Body: []byte("one")})
+		probe, _ := c.read()
+		e.mirror(c, probe.ID)
+		<-answered // the client has read the answer: what follows stays in the socket
+		c.send(Packet{ID: -1, Type: TypeResponseValue, Body: []byte("server shutting down")})
+		c.nc.Close()
+		close(closed)
+	})
+	c, err := Dial(testCtx(t), s.addr(), "pw", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got, err := c.Exec(testCtx(t), "a"); err != nil || got != "one" {
+		t.Fatalf("Exec = %q, %v", got, err)
+	}
+	close(answered)
+	<-closed
+	c.turn.lastEnd.Store(time.Now().Add(-2 * peekAfter).UnixNano())
+	if got, err := c.Exec(testCtx(t), "b"); err != nil || got != "ran b" || s.accepted.Load() != 2 {
+		t.Fatalf("Exec after the close = %q, %v on connection %d", got, err, s.accepted.Load())
+	}
+}

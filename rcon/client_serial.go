@@ -155,6 +155,32 @@ func (c *Client) readIdle(cn *conn) error {
 	}
 }
 
+// maxPendingPackets bounds the packets closedSince reads before it gives
+// up looking for a close behind them.
+const maxPendingPackets = 64
+
+// closedSince reports whether the server closed cn since it was last
+// read. A close waits behind the packets that came before it (the tail
+// of the last answer, an unsolicited line the idle reader has not read
+// yet), so those are read and routed first, as the idle reader would
+// have. The caller holds the serial slot.
+func (c *Client) closedSince(cn *conn) bool {
+	for range maxPendingPackets {
+		closed, pending := peek(cn.nc)
+		if closed || !pending {
+			return closed
+		}
+		// Whole packets are in the socket's buffer; a part of one waits
+		// a moment for the rest, and then the command goes ahead.
+		p, err := cn.readBy(time.Now().Add(time.Millisecond))
+		if err != nil {
+			return !isTimeoutErr(err)
+		}
+		c.foreign(cn, p)
+	}
+	return false
+}
+
 // readBy reads the next packet of cn, waiting until dl at most. The
 // caller holds the serial slot.
 func (cn *conn) readBy(dl time.Time) (Packet, error) {
@@ -278,7 +304,7 @@ func (c *Client) execOn(ctx context.Context, dl time.Time, cmd string, x *exchan
 		c.settle(ctx, dl)
 	}
 	live := c.cur.Load()
-	if live != nil && x.start.UnixNano()-c.turn.lastEnd.Load() > int64(peekAfter) && peerClosed(live.nc) {
+	if live != nil && x.start.UnixNano()-c.turn.lastEnd.Load() > int64(peekAfter) && c.closedSince(live) {
 		// The server closed the connection since it was last read: dial
 		// again before the command goes out, rather than lose it.
 		c.fail(live, io.EOF)

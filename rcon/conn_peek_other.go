@@ -4,6 +4,7 @@ package rcon
 
 import "net"
 
-// peerClosed reports false: where sockets cannot be peeked at without
-// reading, a closed connection is found when it is read.
-func peerClosed(net.Conn) bool { return false }
+// peek reports neither a close nor pending data: where sockets cannot be
+// peeked at without reading, a closed connection is found when it is
+// read.
+func peek(net.Conn) (closed, pending bool) { return false, false }

@@ -7,26 +7,26 @@ import (
 	"syscall"
 )
 
-// peerClosed reports whether the peer of nc has closed the connection,
-// without reading or waiting: a peek at the socket finds the end of the
-// stream (or a reset) there. Data waiting to be read means it is open,
-// and so does a connection that is not a plain socket (TLS, a pipe),
-// which cannot be peeked at.
-func peerClosed(nc net.Conn) bool {
+// peek looks at nc's socket without reading or waiting: closed reports
+// that the peer has closed the connection (the end of the stream, or a
+// reset, is next), pending that data waits to be read, before which a
+// close cannot be seen. A connection that is not a plain socket (TLS, a
+// pipe) cannot be peeked at, and reports neither.
+func peek(nc net.Conn) (closed, pending bool) {
 	sc, ok := nc.(syscall.Conn)
 	if !ok {
-		return false
+		return false, false
 	}
 	rc, err := sc.SyscallConn()
 	if err != nil {
-		return false
+		return false, false
 	}
-	closed := false
 	var b [1]byte
 	_ = rc.Read(func(fd uintptr) bool {
 		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
 		closed = n == 0 && err == nil || err == syscall.ECONNRESET
+		pending = n > 0
 		return true
 	})
-	return closed
+	return closed, pending
 }
