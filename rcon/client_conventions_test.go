@@ -262,48 +262,20 @@ func (l *logLines) String() string {
 
 // A command finds the connection closed by the server since it was last
 // read, and dials again before it goes out: it is not lost on the dead
-// connection, though no reader had seen the close yet.
+// connection, though no reader had seen the close yet; also when a packet
+// waits in the socket before the close (an unsolicited line the idle
+// reader has not read yet): the command reads it first.
 func TestReconnectFirstWhenPeerClosed(t *testing.T) {
 	t.Parallel()
-	e := emu{password: "pw"}
-	closed := make(chan struct{})
-	s := startFake(t, func(c *fakeConn) {
-		if c.index > 1 {
-			e.serve(c)
-			return
-		}
-		if !e.authSource(c) {
-			return
-		}
-		p, _ := c.read()
-		c.send(Packet{ID: p.ID, Body: []byte("one")})
-		probe, _ := c.read()
-		e.mirror(c, probe.ID)
-		c.nc.Close()
-		close(closed)
-	})
-	c, err := Dial(testCtx(t), s.addr(), "pw", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if got, err := c.Exec(testCtx(t), "a"); err != nil || got != "one" {
-		t.Fatalf("Exec = %q, %v", got, err)
-	}
-	<-closed
-	// The connection went unread for longer than peekAfter, and the idle
-	// reader has not taken it yet (idleReadDelay is longer).
-	c.turn.lastEnd.Store(time.Now().Add(-2 * peekAfter).UnixNano())
-	if got, err := c.Exec(testCtx(t), "b"); err != nil || got != "ran b" || s.accepted.Load() != 2 {
-		t.Fatalf("Exec after the close = %q, %v on connection %d", got, err, s.accepted.Load())
+	for _, behindData := range []bool{false, true} {
+		t.Run(fmt.Sprintf("behind data %v", behindData), func(t *testing.T) {
+			t.Parallel()
+			reconnectFirst(t, behindData)
+		})
 	}
 }
 
-// As above, with a packet in the socket before the close (an unsolicited
-// line the idle reader has not read yet): the command reads it first,
-// finds the close behind it, and dials again before it goes out.
-func TestReconnectFirstWhenPeerClosedBehindData(t *testing.T) {
-	t.Parallel()
+func reconnectFirst(t *testing.T, behindData bool) {
 	e := emu{password: "pw"}
 	answered, closed := make(chan struct{}), make(chan struct{})
 	s := startFake(t, func(c *fakeConn) {
@@ -318,8 +290,10 @@ func TestReconnectFirstWhenPeerClosedBehindData(t *testing.T) {
 		c.send(Packet{ID: p.ID, Body: []byte("one")})
 		probe, _ := c.read()
 		e.mirror(c, probe.ID)
-		<-answered // the client has read the answer: what follows stays in the socket
-		c.send(Packet{ID: -1, Type: TypeResponseValue, Body: []byte("server shutting down")})
+		if behindData {
+			<-answered // the client has read the answer: what follows stays in the socket
+			c.send(Packet{ID: -1, Type: TypeResponseValue, Body: []byte("server shutting down")})
+		}
 		c.nc.Close()
 		close(closed)
 	})
@@ -333,6 +307,8 @@ func TestReconnectFirstWhenPeerClosedBehindData(t *testing.T) {
 	}
 	close(answered)
 	<-closed
+	// The connection went unread for longer than peekAfter, and the idle
+	// reader has not taken it yet (idleReadDelay is longer).
 	c.turn.lastEnd.Store(time.Now().Add(-2 * peekAfter).UnixNano())
 	if got, err := c.Exec(testCtx(t), "b"); err != nil || got != "ran b" || s.accepted.Load() != 2 {
 		t.Fatalf("Exec after the close = %q, %v on connection %d", got, err, s.accepted.Load())
