@@ -78,7 +78,7 @@ timed() { # timed URL: "best worst bytes" of 5 GETs, in ms
 		(($(echo "$t > $worst" | bc -l))) && worst=$t
 	done
 	size=$(wc -c <"$W/body")
-	printf '%.1f %.1f %d' "$best" "$worst" "$size"
+	printf '%.1f %.1f %d\n' "$best" "$worst" "$size"
 }
 
 echo "gsq monitor: $N servers every ${INTERVAL}s, warm-up ${WARMUP}s, window ${WINDOW}s ..."

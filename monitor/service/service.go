@@ -33,6 +33,7 @@ import (
 const (
 	DefaultMaintainEvery = time.Minute
 	DefaultUptimeEvery   = 5 * time.Minute
+	DefaultFlushEvery    = time.Second
 	// DefaultHostInterval spaces the datagrams sent to one server: a poll
 	// asks its sections one after the other, as a polite client does.
 	DefaultHostInterval = 10 * time.Millisecond
@@ -65,6 +66,10 @@ type Options struct {
 	// uptime of every server is read from it (default DefaultUptimeEvery).
 	MaintainEvery time.Duration
 	UptimeEvery   time.Duration
+	// FlushEvery is the least time between two writes of samples to the
+	// store (default DefaultFlushEvery): the samples of that time go in
+	// one transaction.
+	FlushEvery time.Duration
 }
 
 // Service is a running monitor. Create it with [New], start it with
@@ -111,6 +116,9 @@ func New(ctx context.Context, cfg *monitor.Config, opts Options) (*Service, erro
 	}
 	if opts.UptimeEvery <= 0 {
 		opts.UptimeEvery = DefaultUptimeEvery
+	}
+	if opts.FlushEvery <= 0 {
+		opts.FlushEvery = DefaultFlushEvery
 	}
 	switch {
 	case opts.Scanner.HostInterval == 0:
