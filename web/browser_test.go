@@ -5,13 +5,11 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -37,14 +35,6 @@ const (
 //
 //	go test -tags browser -count=1 -run Browser ./web/
 func TestBrowser(t *testing.T) {
-	pw := peertest.Module(t, "playwright-core")
-	chromium := os.Getenv("GSQ_CHROMIUM")
-	if chromium == "" {
-		chromium = "/usr/bin/chromium"
-	}
-	if _, err := os.Stat(chromium); err != nil {
-		t.Fatalf("no Chromium at %s (run .ci/install-peers, or set GSQ_CHROMIUM): %v", chromium, err)
-	}
 	n := 2500
 	if s := os.Getenv("GSQ_BROWSER_SERVERS"); s != "" {
 		var err error
@@ -81,19 +71,8 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", filepath.Join("browsertest", "check.mjs"), srv.URL, shots)
-	cmd.Env = append(os.Environ(), "PLAYWRIGHT_CORE="+pw, "CHROMIUM="+chromium,
+	out := peertest.Playwright(t, 4*time.Minute, filepath.Join("browsertest", "check.mjs"), []string{srv.URL, shots},
 		"HOSTILE_NAME="+hostileName, "HOSTILE_TITLE="+hostileTitle)
-	out, err := cmd.Output()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		t.Fatalf("check.mjs: %v\n%s", err, ee.Stderr)
-	}
-	if err != nil {
-		t.Fatalf("check.mjs: %v", err)
-	}
 	var res struct {
 		Names          []string
 		CountText      string   `json:"count_text"`

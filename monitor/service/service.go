@@ -32,7 +32,7 @@ import (
 // Defaults of Options.
 const (
 	DefaultMaintainEvery = time.Minute
-	DefaultUptimeEvery   = 5 * time.Minute
+	DefaultUptimeEvery   = time.Minute
 	// DefaultHostInterval spaces the datagrams sent to one server: a poll
 	// asks its sections one after the other, as a polite client does.
 	DefaultHostInterval = 10 * time.Millisecond
@@ -240,7 +240,7 @@ func (s *Service) Reload(ctx context.Context, cfg *monitor.Config, ch monitor.Ch
 		r.srv = *srv
 		r.health.SetPolicy(cfg.HealthPolicy(srv))
 		st := *r.state
-		st.Labels = srv.Labels
+		st.Labels, st.Interval = srv.Labels, srv.Interval
 		if !r.wantsPlayers() {
 			st.Players = nil
 			r.present = nil

@@ -115,11 +115,12 @@ func (w *writer) flush(ctx context.Context) error {
 // MaintainEvery, and refreshes the servers' 24-hour uptime every
 // UptimeEvery, until ctx ends.
 func (s *Service) maintain(ctx context.Context) {
-	s.refreshUptime(ctx)
 	m := time.NewTicker(s.opts.MaintainEvery)
 	defer m.Stop()
-	u := time.NewTicker(s.opts.UptimeEvery)
+	// The first uptimes soon after the start, with some polls in them.
+	u := time.NewTicker(min(s.opts.UptimeEvery, 10*time.Second))
 	defer u.Stop()
+	first := true
 	for {
 		select {
 		case <-ctx.Done():
@@ -130,6 +131,10 @@ func (s *Service) maintain(ctx context.Context) {
 			}
 		case <-u.C:
 			s.refreshUptime(ctx)
+			if first {
+				first = false
+				u.Reset(s.opts.UptimeEvery)
+			}
 		}
 	}
 }
