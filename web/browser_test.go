@@ -44,7 +44,7 @@ func TestBrowser(t *testing.T) {
 	}
 
 	now := time.Now()
-	live, st := browserFixture(n, now)
+	live, st := browserFixture(t, n, now)
 	h := New(st, live, Options{})
 	mux := http.NewServeMux()
 	mux.Handle("/", h)
@@ -117,7 +117,7 @@ func groupThousands(n int) string {
 // browserFixture makes n servers that look like a real fleet, and a month
 // of history for alpha and charlie: players following the day, two
 // outages, sessions and map changes.
-func browserFixture(n int, now time.Time) (*testLive, *memStore) {
+func browserFixture(t *testing.T, n int, now time.Time) (*testLive, store.Store) {
 	games := []struct {
 		game, prefix string
 		maps         []string
@@ -167,7 +167,14 @@ func browserFixture(n int, now time.Time) (*testLive, *memStore) {
 		live.set(s)
 	}
 
-	st := newMemStore()
+	st := newTestStore(t)
+	var known []store.Server
+	for _, s := range live.Servers() {
+		known = append(known, store.Server{Name: s.Name, Target: s.Target, Protocol: s.Protocol})
+	}
+	if err := st.SyncServers(context.Background(), known); err != nil {
+		t.Fatal(err)
+	}
 	pool := []string{"Alice", "bob", "xX_Sn1per_Xx", "Ærøskøbing", "Zoë", "mallory", "Trent", "carol", "dave", "eve", "<b>not bold</b>", "Peggy", "Victor", "Walter", "Oscar", "Sybil"}
 	for _, name := range []string{"alpha", "charlie"} {
 		s, _ := live.Server(name)
@@ -194,7 +201,9 @@ func browserFixture(n int, now time.Time) (*testLive, *memStore) {
 			}
 			samples = append(samples, sample)
 		}
-		st.Write(context.Background(), samples)
+		if err := st.Write(context.Background(), samples); err != nil {
+			t.Fatal(err)
+		}
 		online := make([]monitor.Player, 0, 8)
 		for j, p := range pool[:8] {
 			online = append(online, monitor.Player{Name: p, Score: int64(30 - j*3), Duration: time.Duration(5+j*11) * time.Minute})
