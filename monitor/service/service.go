@@ -32,6 +32,7 @@ import (
 // Defaults of Options.
 const (
 	DefaultMaintainEvery = time.Minute
+	DefaultWriteEvery    = time.Second
 	DefaultUptimeEvery   = time.Minute
 	// DefaultHostInterval spaces the datagrams sent to one server: a poll
 	// asks its sections one after the other, as a polite client does.
@@ -60,6 +61,9 @@ type Options struct {
 	Now func() time.Time
 	// Logf receives what goes wrong, rate-limited.
 	Logf func(format string, args ...any)
+	// WriteEvery is how often, at most, the polls are written to the
+	// store (default DefaultWriteEvery; negative: after each poll).
+	WriteEvery time.Duration
 	// MaintainEvery is how often the store rolls up and applies retention
 	// (default DefaultMaintainEvery); UptimeEvery how often the 24-hour
 	// uptime of every server is read from it (default DefaultUptimeEvery).
@@ -105,6 +109,12 @@ func New(ctx context.Context, cfg *monitor.Config, opts Options) (*Service, erro
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	switch {
+	case opts.WriteEvery == 0:
+		opts.WriteEvery = DefaultWriteEvery
+	case opts.WriteEvery < 0:
+		opts.WriteEvery = 0
 	}
 	if opts.MaintainEvery <= 0 {
 		opts.MaintainEvery = DefaultMaintainEvery
