@@ -62,7 +62,7 @@ func (s *Service) addRun(cfg *monitor.Config, srv *monitor.Server, now time.Time
 		index:  -1,
 	}
 	r.state = &monitor.ServerState{
-		Name: srv.Name, Target: srv.Address, Protocol: srv.Protocol, Labels: srv.Labels,
+		Name: srv.Name, Target: srv.Address, Protocol: srv.Protocol, Labels: srv.Labels, Interval: srv.Interval,
 		Status: monitor.StatusPending, Since: now, Queries: map[string]uint64{},
 	}
 	r.next = time.Now().Add(time.Duration(s.rng.Int64N(int64(min(srv.Interval, 10*time.Second)) + 1)))

@@ -32,8 +32,8 @@ import (
 // Defaults of Options.
 const (
 	DefaultMaintainEvery = time.Minute
-	DefaultUptimeEvery   = 5 * time.Minute
-	DefaultFlushEvery    = time.Second
+	DefaultWriteEvery    = time.Second
+	DefaultUptimeEvery   = time.Minute
 	// DefaultHostInterval spaces the datagrams sent to one server: a poll
 	// asks its sections one after the other, as a polite client does.
 	DefaultHostInterval = 10 * time.Millisecond
@@ -61,15 +61,14 @@ type Options struct {
 	Now func() time.Time
 	// Logf receives what goes wrong, rate-limited.
 	Logf func(format string, args ...any)
+	// WriteEvery is how often, at most, the polls are written to the
+	// store (default DefaultWriteEvery; negative: after each poll).
+	WriteEvery time.Duration
 	// MaintainEvery is how often the store rolls up and applies retention
 	// (default DefaultMaintainEvery); UptimeEvery how often the 24-hour
 	// uptime of every server is read from it (default DefaultUptimeEvery).
 	MaintainEvery time.Duration
 	UptimeEvery   time.Duration
-	// FlushEvery is the least time between two writes of samples to the
-	// store (default DefaultFlushEvery): the samples of that time go in
-	// one transaction.
-	FlushEvery time.Duration
 }
 
 // Service is a running monitor. Create it with [New], start it with
@@ -111,14 +110,17 @@ func New(ctx context.Context, cfg *monitor.Config, opts Options) (*Service, erro
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	switch {
+	case opts.WriteEvery == 0:
+		opts.WriteEvery = DefaultWriteEvery
+	case opts.WriteEvery < 0:
+		opts.WriteEvery = 0
+	}
 	if opts.MaintainEvery <= 0 {
 		opts.MaintainEvery = DefaultMaintainEvery
 	}
 	if opts.UptimeEvery <= 0 {
 		opts.UptimeEvery = DefaultUptimeEvery
-	}
-	if opts.FlushEvery <= 0 {
-		opts.FlushEvery = DefaultFlushEvery
 	}
 	switch {
 	case opts.Scanner.HostInterval == 0:
@@ -248,7 +250,7 @@ func (s *Service) Reload(ctx context.Context, cfg *monitor.Config, ch monitor.Ch
 		r.srv = *srv
 		r.health.SetPolicy(cfg.HealthPolicy(srv))
 		st := *r.state
-		st.Labels = srv.Labels
+		st.Labels, st.Interval = srv.Labels, srv.Interval
 		if !r.wantsPlayers() {
 			st.Players = nil
 			r.present = nil

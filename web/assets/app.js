@@ -552,7 +552,13 @@
 
   async function loadHistory() {
     const name = page.name;
-    const body = await api('/api/v1/servers/' + encodeURIComponent(name) + '/history?from=-' + ranges[page.range] + 's');
+    let q = '/history?from=-' + ranges[page.range] + 's';
+    // An hour of a server polled often: buckets of two polls (10 s at
+    // least) rather than minutes, so that a monitor just started draws a
+    // line within a minute.
+    const iv = page.state && page.state.name === name && page.state.interval_seconds;
+    if (iv && ranges[page.range] <= 3600 && iv * 2 < 60) q += '&step=' + Math.max(10, Math.ceil(iv * 2)) + 's';
+    const body = await api('/api/v1/servers/' + encodeURIComponent(name) + q);
     if (name !== page.name) return;
     page.historyAt = Date.now();
     chart.build(body);
@@ -574,12 +580,11 @@
     const base = '/api/v1/servers/' + encodeURIComponent(name);
     const guard = (fn) => (body) => { if (name === page.name) fn(body); };
     return Promise.all([
-      api(base).then(guard(renderHead)),
+      api(base).then(guard(renderHead)).then(loadHistory),
       api(base + '/uptime').then(guard(renderUptime)),
       api(base + '/records').then(guard(renderRecords)),
       api(base + '/sessions?limit=50').then(guard(renderSessions)),
       api(base + '/maps').then(guard(renderMaps)),
-      loadHistory(),
     ]);
   }
 
