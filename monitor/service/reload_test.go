@@ -2,7 +2,9 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,5 +76,33 @@ func TestReloadPrivacyProbe(t *testing.T) {
 	}
 	if n, _ := st.Sessions(context.Background(), store.SessionQuery{Server: "old"}); len(n) == 0 {
 		t.Error("old: no sessions stored")
+	}
+}
+
+// TestStoreFailureStops: a store that can no longer be written stops the
+// monitor with the store's error, which names the database, rather than
+// polling on and losing everything.
+func TestStoreFailureStops(t *testing.T) {
+	t.Parallel()
+	fleet, err := sim.StartLiveFleet(sim.LiveConfig{N: 1, Tick: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fleet.Close()
+	cfg := loadConfig(t, "", "only="+fleet.Addr(0).String())
+	fast(cfg, 100*time.Millisecond)
+	st := openStore(t)
+	s := start(t, cfg, st, Options{})
+	s.await(t, 10*time.Second, "a poll", func(ev monitor.Event) bool { return ev.Kind == monitor.EventPoll })
+	st.Close()
+	select {
+	case err := <-s.done:
+		if !errors.Is(err, store.ErrClosed) || !strings.Contains(err.Error(), "monitor.db") {
+			t.Errorf("Run: %v; want the store's closed error naming the file", err)
+		}
+		s.cancel()
+		s.cancel = nil
+	case <-time.After(10 * time.Second):
+		t.Fatal("the monitor went on polling into a closed store")
 	}
 }

@@ -199,7 +199,10 @@ func (s *Service) Run(ctx context.Context) error {
 	s.closeSessions()
 	<-writerDone
 	err := context.Cause(runCtx)
-	flushErr := s.w.flush(context.Background())
+	var flushErr error
+	if !fatal(err) {
+		flushErr = s.w.flush(context.Background())
+	}
 	actx, acancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer acancel()
 	s.alerter.Close(actx)
