@@ -344,7 +344,7 @@
 
   // ---------- server page ----------
   const ranges = { '1h': 3600, '24h': 86400, '7d': 7 * 86400, '30d': 30 * 86400 };
-  const page = { name: null, range: localStorage.getItem('gsq-range') || '24h', state: null, historyAt: 0, timers: {} };
+  const page = { name: null, range: localStorage.getItem('gsq-range') || '1h', state: null, historyAt: 0, timers: {} };
 
   function debounce(key, ms, fn) {
     clearTimeout(page.timers[key]);

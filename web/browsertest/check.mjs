@@ -91,7 +91,10 @@ await run(shots, out, async (browser) => {
   await page.click('.row:not([hidden])'); // navigates within the page
   await page.goto(base + '/s/alpha');
   await page.waitForSelector('#chart .uplot canvas');
-  await page.waitForFunction(() => Number(document.getElementById('chart').dataset.points) > 0);
+  check((await page.getAttribute('#range [data-range="1h"]', 'aria-pressed')) === 'true', 'the first range shown is not the last hour');
+  await page.click('#range [data-range="24h"]');
+  await page.waitForFunction(() => document.querySelector('#range [data-range="24h"]').getAttribute('aria-pressed') === 'true' &&
+    Number(document.getElementById('chart').dataset.points) > 100);
   out.chart_points = Number(await page.getAttribute('#chart', 'data-points'));
   // Hovering the chart shows values in the legend.
   const over = await page.locator('#chart .u-over').boundingBox();

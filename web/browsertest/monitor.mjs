@@ -44,8 +44,8 @@ await run(shots, out, async (browser) => {
   // A server's chart has points: the history the monitor wrote (delta
   // has no other).
   await page.goto(base + '/s/delta');
-  await page.click('#range [data-range="1h"]');
   await page.waitForSelector('#chart .uplot canvas');
+  check((await page.getAttribute('#range [data-range="1h"]', 'aria-pressed')) === 'true', 'the first range shown is not the last hour');
   await page.waitForFunction(() => Number(document.getElementById('chart').dataset.points) > 0);
   out.chart_points = Number(await page.getAttribute('#chart', 'data-points'));
   await page.waitForFunction(() => document.querySelectorAll('#online tbody tr').length > 0);

@@ -160,6 +160,9 @@ func runMonitor(ctx context.Context, env *Env, cmd *cobra.Command, o *monitorOpt
 	go func() { httpDone <- hs.Serve(ln) }()
 
 	url := "http://" + pageHost(ln.Addr().String()) + "/"
+	if token == "" && !loopback(ln.Addr()) {
+		log.Printf("monitor: listening on %s without a token: anyone who reaches it sees every server and may send probes (give --token)", ln.Addr())
+	}
 	log.Printf("monitor: %d servers, history in %s", len(cfg.Servers), redactDSN(dsn))
 	fmt.Fprintf(env.Stdout, "gsq monitor: the page is at %s (metrics at %smetrics)\n", url, url)
 
@@ -238,6 +241,12 @@ func pageHost(addr string) string {
 		host = "127.0.0.1"
 	}
 	return net.JoinHostPort(host, port)
+}
+
+// loopback reports whether a listener's address is a loopback one.
+func loopback(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
 }
 
 // redactDSN hides a PostgreSQL DSN's password.
