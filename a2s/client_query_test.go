@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/a2stest"
+	"github.com/gsq-project/gsq/internal/udpio/udptest"
 )
 
 // sendLog records the requests a client sends, through its Debug hook, as
@@ -80,15 +80,7 @@ func TestClientQueryOneConversation(t *testing.T) {
 
 func TestClientClosedPortIsUnreachable(t *testing.T) {
 	t.Parallel()
-	if runtime.GOOS != "linux" {
-		t.Skip("unconnected sockets learn of ICMP errors on Linux only")
-	}
-	pc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := pc.LocalAddr().(*net.UDPAddr).AddrPort()
-	pc.Close()
+	closed := udptest.ClosedPort(t)
 	var log sendLog
 	// Only the ICMP error can end these queries: no timeout would before
 	// the test's context. (The kernel limits the ICMP errors it sends per

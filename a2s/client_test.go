@@ -31,28 +31,13 @@ func newClient(t *testing.T) *a2s.Client {
 	return c
 }
 
-// profileContent is what a profile's server answers with.
-func profileContent(p a2stest.Profile) (*a2s.Info, *a2s.Players, *a2s.Rules) {
-	info, players, rules := p.Info, p.Players, p.Rules
-	if info == nil {
-		info = a2stest.DefaultInfo()
-	}
-	if players == nil {
-		players = a2stest.DefaultPlayers()
-	}
-	if rules == nil {
-		rules = a2stest.DefaultRules()
-	}
-	return info, players, rules
-}
-
 // newModernServer starts a server of the default profile without a rate
 // limit, closed with the test, and returns it with what it answers.
 func newModernServer(t *testing.T) (*a2stest.Server, *a2s.Info, *a2s.Players, *a2s.Rules) {
 	p := a2stest.Profile{RateLimit: -1}
 	srv := a2stest.NewServer(p)
 	t.Cleanup(srv.Close)
-	info, players, rules := profileContent(p)
+	info, players, rules := p.Content()
 	return srv, info, players, rules
 }
 
@@ -96,7 +81,7 @@ func TestClientProfiles(t *testing.T) {
 				checkBanned(t, c, srv.Addr(), p.Banned)
 				return
 			}
-			wantInfo, wantPlayers, wantRules := profileContent(p)
+			wantInfo, wantPlayers, wantRules := p.Content()
 			res, err := c.Info(ctx, srv.Addr())
 			if err != nil {
 				t.Fatalf("Info: %v", err)
@@ -480,7 +465,7 @@ func TestClientConcurrent(t *testing.T) {
 			defer wg.Done()
 			for i := range 10 {
 				s := servers[(g+i)%len(servers)]
-				_, wantPlayers, wantRules := profileContent(s.Profile)
+				_, wantPlayers, wantRules := s.Profile.Content()
 				var err error
 				switch i % 3 {
 				case 0:

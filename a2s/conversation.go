@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"net/netip"
 	"time"
+
+	"github.com/gsq-project/gsq/internal/neterr"
 )
 
 // Sections is a set of the queries a [Conversation] asks one server.
@@ -431,7 +433,9 @@ func (c *Conversation) Fail(err error) { c.failLeft(err) }
 // Unreachable ends every section not finished yet with [ErrUnreachable]
 // and err, the kernel's report: the network says the server cannot be
 // reached (an ICMP port unreachable, for a closed port).
-func (c *Conversation) Unreachable(err error) { c.failLeft(&unreachable{err}) }
+func (c *Conversation) Unreachable(err error) {
+	c.failLeft(&neterr.Unreachable{Sentinel: ErrUnreachable, Err: err})
+}
 
 // Receive digests a datagram from the server. b is not retained.
 func (c *Conversation) Receive(b []byte, now time.Time) { c.receive(b, false, now) }

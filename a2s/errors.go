@@ -119,14 +119,6 @@ func (e *notA2S) Error() string {
 
 func (e *notA2S) Unwrap() []error { return []error{ErrNotA2S, e.err} }
 
-// unreachable is the cause of a section whose server the network reported
-// unreachable; err is the kernel's error.
-type unreachable struct{ err error }
-
-func (e *unreachable) Error() string { return "unreachable: " + e.err.Error() }
-
-func (e *unreachable) Unwrap() []error { return []error{ErrUnreachable, e.err} }
-
 // ParseError reports malformed input: which packet, where, and why.
 type ParseError struct {
 	Packet string // "info", "players", "rules", "request", "challenge", "ping", "fragment", "reply"

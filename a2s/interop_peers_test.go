@@ -19,7 +19,7 @@ func forEachInteropProfile(t *testing.T, fn func(t *testing.T, srv *a2stest.Serv
 			p, _ := a2stest.LookupProfile(name)
 			srv := a2stest.NewServer(p)
 			defer srv.Close()
-			info, players, rules := profileContent(p)
+			info, players, rules := p.Content()
 			fn(t, srv, info, players, rules)
 		})
 	}

@@ -188,3 +188,9 @@ func newBodyReader(b []byte) wire.Reader {
 	_ = r.Skip(5)
 	return r
 }
+
+// hasHeader reports whether b is a whole message: the 0xFFFFFFFF header
+// and a type byte.
+func hasHeader(b []byte) bool {
+	return len(b) >= 5 && b[0] == 0xFF && b[1] == 0xFF && b[2] == 0xFF && b[3] == 0xFF
+}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gsq-project/gsq/internal/ratelog"
+	"github.com/gsq-project/gsq/internal/udpserve"
 )
 
 // Server defaults, used when the corresponding Server field is zero.
@@ -127,16 +128,12 @@ type Server struct {
 	initOnce sync.Once
 	key      []byte
 	window   int64 // nanoseconds
-	limiter  *rateLimiter
+	limiter  *udpserve.RateLimiter
 	splitID  atomic.Uint32
 	states   sync.Pool
 	log      ratelog.Limiter
 
-	mu         sync.Mutex
-	conns      map[net.PacketConn]struct{}
-	primary    net.PacketConn // the first conn still served, for LocalAddr
-	inShutdown atomic.Bool
-	loops      sync.WaitGroup
+	socks udpserve.Sockets
 }
 
 func (s *Server) init() {
@@ -165,7 +162,7 @@ func (s *Server) init() {
 			if n <= 0 {
 				n = DefaultRateSources
 			}
-			s.limiter = newRateLimiter(rate, burst, n)
+			s.limiter = udpserve.NewRateLimiter(rate, burst, n)
 		}
 		s.states.New = func() any { return s.newState() }
 	})
@@ -173,15 +170,11 @@ func (s *Server) init() {
 
 // ListenAndServe listens on s.Addr and serves until Shutdown.
 func (s *Server) ListenAndServe() error {
-	if s.inShutdown.Load() {
+	pc, err := s.socks.Listen(s.Addr, DefaultServerAddr)
+	switch {
+	case errors.Is(err, udpserve.ErrShutdown):
 		return ErrServerClosed
-	}
-	addr := s.Addr
-	if addr == "" {
-		addr = DefaultServerAddr
-	}
-	pc, err := net.ListenPacket("udp", addr)
-	if err != nil {
+	case err != nil:
 		return fmt.Errorf("a2s: %w", err)
 	}
 	return s.Serve(pc)
@@ -191,84 +184,21 @@ func (s *Server) ListenAndServe() error {
 // first one still open, if Serve was called several times), or nil before
 // Serve and after Shutdown. With ListenAndServe it is set once the server
 // listens, so a caller that asked for port 0 learns the port.
-func (s *Server) LocalAddr() net.Addr {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.primary == nil {
-		return nil
-	}
-	return s.primary.LocalAddr()
-}
+func (s *Server) LocalAddr() net.Addr { return s.socks.LocalAddr() }
 
 // Serve answers the datagrams read from pc until Shutdown, which closes pc;
 // then it returns ErrServerClosed. It also returns when pc is closed
 // otherwise, or keeps failing to read.
 func (s *Server) Serve(pc net.PacketConn) error {
 	s.init()
-	s.mu.Lock()
-	if s.inShutdown.Load() {
-		s.mu.Unlock()
-		pc.Close()
-		return ErrServerClosed
-	}
-	if s.conns == nil {
-		s.conns = make(map[net.PacketConn]struct{})
-	}
-	s.conns[pc] = struct{}{}
-	if s.primary == nil {
-		s.primary = pc
-	}
-	s.loops.Add(1)
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, pc)
-		if s.primary == pc {
-			s.primary = nil
-			for other := range s.conns {
-				s.primary = other
-				break
-			}
-		}
-		s.mu.Unlock()
-		s.loops.Done()
-	}()
-
 	st := s.newState()
-	var w PacketWriter
-	if udp, ok := pc.(*net.UDPConn); ok {
-		w = udp
-	} else {
-		w = packetConnWriter{pc}
-	}
-	err := readDatagrams(pc, serverReadBufferSize, func(from netip.AddrPort, b []byte) { s.handle(st, w, from, b) })
-	if s.inShutdown.Load() {
-		return ErrServerClosed
-	}
-	return err
+	w := udpserve.WriterOf(pc)
+	return s.socks.Serve(pc, serverReadBufferSize, ErrServerClosed, func(from netip.AddrPort, b []byte) { s.handle(st, w, from, b) })
 }
 
 // Shutdown stops the server: it closes the sockets given to Serve and
 // ListenAndServe and waits for their loops to end, or for ctx.
-func (s *Server) Shutdown(ctx context.Context) error {
-	s.inShutdown.Store(true)
-	s.mu.Lock()
-	for pc := range s.conns {
-		pc.Close()
-	}
-	s.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		s.loops.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (s *Server) Shutdown(ctx context.Context) error { return s.socks.Shutdown(ctx) }
 
 // HandlePacket answers one datagram b received from from, writing the
 // replies to w. It lets one socket serve A2S beside other protocols (the
@@ -305,7 +235,7 @@ func (s *Server) handle(st *serverState, w PacketWriter, from netip.AddrPort, b 
 	}
 	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
 	now := time.Now().UnixNano()
-	if s.limiter != nil && !s.limiter.allow(sourceKey(from.Addr()), now) {
+	if s.limiter != nil && !s.limiter.Allow(from.Addr(), now) {
 		return
 	}
 	req, err := ParseRequest(b)
@@ -472,66 +402,6 @@ func (rw *responseWriter) Write(payload []byte) error {
 		}
 	}
 	return nil
-}
-
-// packetConnWriter adapts a net.PacketConn to PacketWriter.
-type packetConnWriter struct{ pc net.PacketConn }
-
-func (p packetConnWriter) WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, error) {
-	return p.pc.WriteTo(b, net.UDPAddrFromAddrPort(addr))
-}
-
-// sourceKey is what the rate limiter counts a request against: the IPv4
-// address, or the /64 prefix of an IPv6 address.
-func sourceKey(a netip.Addr) netip.Addr {
-	if a.Is6() {
-		p, _ := a.Prefix(64)
-		return p.Addr()
-	}
-	return a
-}
-
-// rateLimiter is a token bucket per source. Its table holds two
-// generations of at most max entries each: when the current one is full it
-// becomes the previous one and the older is dropped, so memory is bounded
-// and a forgotten source merely starts with a full bucket.
-type rateLimiter struct {
-	mu        sync.Mutex
-	rate      float64 // tokens per nanosecond
-	burst     float64
-	max       int
-	cur, prev map[netip.Addr]tokenBucket
-}
-
-type tokenBucket struct {
-	tokens float64
-	last   int64
-}
-
-func newRateLimiter(perSecond, burst float64, max int) *rateLimiter {
-	return &rateLimiter{rate: perSecond / 1e9, burst: burst, max: max, cur: make(map[netip.Addr]tokenBucket)}
-}
-
-func (l *rateLimiter) allow(a netip.Addr, now int64) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b, ok := l.cur[a]
-	if !ok {
-		if b, ok = l.prev[a]; !ok {
-			b = tokenBucket{tokens: l.burst, last: now}
-		}
-		if len(l.cur) >= l.max {
-			l.prev, l.cur = l.cur, make(map[netip.Addr]tokenBucket, len(l.cur))
-		}
-	}
-	b.tokens = min(l.burst, b.tokens+float64(now-b.last)*l.rate)
-	b.last = now
-	allowed := b.tokens >= 1
-	if allowed {
-		b.tokens--
-	}
-	l.cur[a] = b
-	return allowed
 }
 
 // StaticHandler answers from fixed content, serialized once per Set: the

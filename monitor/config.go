@@ -19,6 +19,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gsq-project/gsq/internal/yamlconf"
 	"github.com/gsq-project/gsq/scan"
 	"github.com/gsq-project/gsq/store"
 )
@@ -238,7 +239,7 @@ func Parse(data []byte, source string) (*Config, error) {
 // given servers from the command line, before its servers' settings are
 // resolved.
 type draft struct {
-	p       problems
+	p       yamlconf.Problems
 	dir     string // relative paths in the config are taken from here
 	cfg     *Config
 	servers []serverDraft
@@ -260,13 +261,13 @@ type serverDraft struct {
 }
 
 func newDraft(source, dir string) *draft {
-	return &draft{p: problems{source: source}, dir: dir, cfg: Default()}
+	return &draft{p: yamlconf.Problems{Source: source, ParseDuration: ParseDuration, FormatDuration: FormatDuration}, dir: dir, cfg: Default()}
 }
 
 // parse reads the YAML document data into the draft.
 func (d *draft) parse(data []byte) {
 	if len(data) > MaxFileSize {
-		d.p.at(nil, "", "larger than %d MiB", MaxFileSize>>20)
+		d.p.At(nil, "", "larger than %d MiB", MaxFileSize>>20)
 		return
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -280,14 +281,14 @@ func (d *draft) parse(data []byte) {
 	}
 	var next yaml.Node
 	if err := dec.Decode(&next); err == nil {
-		d.p.at(&next, "", "more than one YAML document (a line \"---\"); a config is one")
+		d.p.At(&next, "", "more than one YAML document (a line \"---\"); a config is one")
 		return
 	} else if err != io.EOF {
 		d.yamlError(err, data)
 		return
 	}
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
-		if isNull(root.Content[0]) {
+		if yamlconf.IsNull(root.Content[0]) {
 			return
 		}
 		d.parseRoot(root.Content[0])
@@ -309,70 +310,70 @@ func (d *draft) yamlError(err error, data []byte) {
 		for i, l := range strings.Split(string(data), "\n") {
 			indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
 			if (line == 0 || line == i+1) && strings.Contains(indent, "\t") {
-				d.p.at(&yaml.Node{Line: i + 1, Column: strings.IndexByte(l, '\t') + 1}, "",
+				d.p.At(&yaml.Node{Line: i + 1, Column: strings.IndexByte(l, '\t') + 1}, "",
 					"YAML: a tab in the indentation; indent with spaces")
 				return
 			}
 		}
 	}
-	d.p.at(&yaml.Node{Line: line}, "", "YAML: %s", msg)
+	d.p.At(&yaml.Node{Line: line}, "", "YAML: %s", msg)
 }
 
 // parseRoot reads the top-level mapping.
 func (d *draft) parseRoot(n *yaml.Node) {
 	c := d.cfg
-	m := newMapping(&d.p, "", n)
+	m := yamlconf.NewMapping(&d.p, "", n)
 	if m == nil {
 		return
 	}
-	m.duration("interval", &c.Interval, MinInterval, MaxInterval)
-	m.duration("down_after", &c.DownAfter, 0, 7*24*time.Hour)
-	m.integer("failures", &c.Failures, 1, 1000)
-	m.duration("grace", &c.Grace, 0, 7*24*time.Hour)
+	m.Duration("interval", &c.Interval, MinInterval, MaxInterval)
+	m.Duration("down_after", &c.DownAfter, 0, 7*24*time.Hour)
+	m.Int("failures", &c.Failures, 1, 1000)
+	m.Duration("grace", &c.Grace, 0, 7*24*time.Hour)
 	d.protocol(m, &c.Protocol)
 	d.query(m, &c.Query)
-	m.boolean("player_data", &c.PlayerData)
-	if m.str("listen", &c.Listen) {
-		d.checkListen(m.get("listen"), "listen", c.Listen)
+	m.Bool("player_data", &c.PlayerData)
+	if m.Str("listen", &c.Listen) {
+		d.checkListen(m.Get("listen"), "listen", c.Listen)
 	}
-	if m.str("db", &c.DB) && strings.TrimSpace(c.DB) == "" && m.has("db") {
-		d.p.at(m.get("db"), "db", "is empty; leave it out for the default path")
+	if m.Str("db", &c.DB) && strings.TrimSpace(c.DB) == "" && m.Has("db") {
+		d.p.At(m.Get("db"), "db", "is empty; leave it out for the default path")
 	}
 	d.token(m)
-	m.boolean("player_metrics", &c.PlayerMetrics)
-	m.boolean("guard_badges", &c.GuardBadges)
+	m.Bool("player_metrics", &c.PlayerMetrics)
+	m.Bool("guard_badges", &c.GuardBadges)
 	d.retention(m)
-	m.duration("alert_cooldown", &c.AlertCooldown, 0, 7*24*time.Hour)
-	m.list("webhooks", func(path string, item *yaml.Node) {
+	m.Duration("alert_cooldown", &c.AlertCooldown, 0, 7*24*time.Hour)
+	m.List("webhooks", func(path string, item *yaml.Node) {
 		if w, ok := d.webhook(path, item); ok {
 			c.Webhooks = append(c.Webhooks, w)
 		}
 	})
-	if m.has("alerts") {
+	if m.Has("alerts") {
 		c.Alerts = d.rules(m, "alerts")
 	}
 	tooMany := false
-	m.list("servers", func(path string, item *yaml.Node) {
+	m.List("servers", func(path string, item *yaml.Node) {
 		if len(d.servers) < MaxServers {
 			d.server(path, item)
 		} else if !tooMany {
 			tooMany = true
-			d.p.at(item, path, "more than %d servers", MaxServers)
+			d.p.At(item, path, "more than %d servers", MaxServers)
 		}
 	})
 	// Top-level keys starting with "x-" are the user's (a place for YAML
 	// anchors), as in Docker Compose files.
-	for _, k := range m.keys {
+	for _, k := range m.Keys {
 		if strings.HasPrefix(k.Value, "x-") {
-			m.get(k.Value)
+			m.Get(k.Value)
 		}
 	}
-	m.done()
+	m.Done()
 }
 
-func (d *draft) protocol(m *mapping, dst *string) bool {
+func (d *draft) protocol(m *yamlconf.Mapping, dst *string) bool {
 	var s string
-	if !m.str("protocol", &s) || !m.has("protocol") {
+	if !m.Str("protocol", &s) || !m.Has("protocol") {
 		return false
 	}
 	switch s = strings.ToLower(s); s {
@@ -380,13 +381,13 @@ func (d *draft) protocol(m *mapping, dst *string) bool {
 		*dst = s
 		return true
 	}
-	d.p.at(m.get("protocol"), m.sub("protocol"), "must be a2s or ogp, not %q", s)
+	d.p.At(m.Get("protocol"), m.Sub("protocol"), "must be a2s or ogp, not %q", s)
 	return false
 }
 
-func (d *draft) query(m *mapping, dst *Query) bool {
+func (d *draft) query(m *yamlconf.Mapping, dst *Query) bool {
 	var s string
-	if !m.str("query", &s) || !m.has("query") {
+	if !m.Str("query", &s) || !m.Has("query") {
 		return false
 	}
 	switch q := Query(strings.ToLower(s)); q {
@@ -394,13 +395,13 @@ func (d *draft) query(m *mapping, dst *Query) bool {
 		*dst = q
 		return true
 	}
-	d.p.at(m.get("query"), m.sub("query"), "must be info, players or rules, not %q", s)
+	d.p.At(m.Get("query"), m.Sub("query"), "must be info, players or rules, not %q", s)
 	return false
 }
 
 func (d *draft) checkListen(n *yaml.Node, path, addr string) {
 	if msg := listenProblem(addr); msg != "" {
-		d.p.at(n, path, "%s", msg)
+		d.p.At(n, path, "%s", msg)
 	}
 }
 
@@ -420,16 +421,16 @@ func listenProblem(addr string) string {
 }
 
 // token reads token or token_file.
-func (d *draft) token(m *mapping) {
+func (d *draft) token(m *yamlconf.Mapping) {
 	c := d.cfg
 	var tok, file string
-	m.str("token", &tok)
-	m.str("token_file", &file)
+	m.Str("token", &tok)
+	m.Str("token_file", &file)
 	switch {
-	case m.has("token") && m.has("token_file"):
-		d.p.at(m.get("token_file"), "token_file", "give token or token_file, not both")
+	case m.Has("token") && m.Has("token_file"):
+		d.p.At(m.Get("token_file"), "token_file", "give token or token_file, not both")
 		return
-	case m.has("token_file") && file != "":
+	case m.Has("token_file") && file != "":
 		c.TokenFile = file
 		path := file
 		if !filepath.IsAbs(path) {
@@ -437,21 +438,21 @@ func (d *draft) token(m *mapping) {
 		}
 		b, err := readBounded(path, 64<<10)
 		if err != nil {
-			d.p.at(m.get("token_file"), "token_file", "%v", err)
+			d.p.At(m.Get("token_file"), "token_file", "%v", err)
 			return
 		}
 		tok = strings.TrimSpace(string(b))
 		if tok == "" {
-			d.p.at(m.get("token_file"), "token_file", "%s is empty", file)
+			d.p.At(m.Get("token_file"), "token_file", "%s is empty", file)
 			return
 		}
-	case !m.has("token"):
+	case !m.Has("token"):
 		return
 	}
 	if msg := tokenProblem(tok); msg != "" {
-		d.p.at(m.get("token"), "token", "%s", msg)
-		if m.has("token_file") {
-			d.p.list[len(d.p.list)-1].Path = "token_file"
+		d.p.At(m.Get("token"), "token", "%s", msg)
+		if m.Has("token_file") {
+			d.p.List[len(d.p.List)-1].Path = "token_file"
 		}
 		return
 	}
@@ -487,12 +488,12 @@ func readBounded(path string, limit int64) ([]byte, error) {
 
 // retention reads the retention of each level; "forever" keeps a level
 // for good, except raw samples, which must expire.
-func (d *draft) retention(m *mapping) {
-	n := m.get("retention")
-	if n == nil || isNull(n) {
+func (d *draft) retention(m *yamlconf.Mapping) {
+	n := m.Get("retention")
+	if n == nil || yamlconf.IsNull(n) {
 		return
 	}
-	r := newMapping(&d.p, "retention", n)
+	r := yamlconf.NewMapping(&d.p, "retention", n)
 	if r == nil {
 		return
 	}
@@ -506,82 +507,82 @@ func (d *draft) retention(m *mapping) {
 		{"day", &d.cfg.Retention.Day},
 	}
 	for _, l := range levels {
-		v := r.get(l.key)
+		v := r.Get(l.key)
 		if v == nil {
 			continue
 		}
-		if s := resolve(v); s.Kind == yaml.ScalarNode && strings.EqualFold(s.Value, "forever") {
+		if s := yamlconf.Resolve(v); s.Kind == yaml.ScalarNode && strings.EqualFold(s.Value, "forever") {
 			if l.key == "raw" {
-				d.p.at(v, r.sub(l.key), "raw samples cannot be kept forever (the database would grow without end); the rollups keep the long view")
+				d.p.At(v, r.Sub(l.key), "raw samples cannot be kept forever (the database would grow without end); the rollups keep the long view")
 				continue
 			}
 			*l.dst = 0
 			continue
 		}
-		dur, ok := durationValue(&d.p, r.sub(l.key), v)
+		dur, ok := yamlconf.DurationValue(&d.p, r.Sub(l.key), v)
 		if !ok {
 			continue
 		}
 		if dur < time.Hour {
-			d.p.at(v, r.sub(l.key), "must be at least 1h, or forever")
+			d.p.At(v, r.Sub(l.key), "must be at least 1h, or forever")
 			continue
 		}
 		*l.dst = dur
 	}
-	r.done()
+	r.Done()
 }
 
 // server reads one entry of servers.
 func (d *draft) server(path string, n *yaml.Node) {
-	m := newMapping(&d.p, path, n)
+	m := yamlconf.NewMapping(&d.p, path, n)
 	if m == nil {
 		return
 	}
 	s := serverDraft{node: n, path: path}
-	s.Origin = fmt.Sprintf("%s:%d", d.p.source, n.Line)
-	if d.p.source == "" {
+	s.Origin = fmt.Sprintf("%s:%d", d.p.Source, n.Line)
+	if d.p.Source == "" {
 		s.Origin = fmt.Sprintf("line %d", n.Line)
 	}
-	if m.str("name", &s.Name) && m.has("name") {
-		m.path = fmt.Sprintf("%s (%s)", path, s.Name)
-		s.path = m.path
-	} else if !m.has("name") {
-		d.p.at(n, path, "needs a name")
+	if m.Str("name", &s.Name) && m.Has("name") {
+		m.Path = fmt.Sprintf("%s (%s)", path, s.Name)
+		s.path = m.Path
+	} else if !m.Has("name") {
+		d.p.At(n, path, "needs a name")
 	}
-	if m.str("address", &s.Address) && !m.has("address") {
-		d.p.at(n, m.path, "needs an address (HOST or HOST:PORT)")
+	if m.Str("address", &s.Address) && !m.Has("address") {
+		d.p.At(n, m.Path, "needs an address (HOST or HOST:PORT)")
 	}
 	s.setProtocol = d.protocol(m, &s.Protocol)
-	s.setInterval = m.has("interval") && m.duration("interval", &s.Interval, MinInterval, MaxInterval)
-	s.setDownAfter = m.has("down_after") && m.duration("down_after", &s.DownAfter, 0, 7*24*time.Hour)
-	s.setFailures = m.has("failures") && m.integer("failures", &s.Failures, 1, 1000)
+	s.setInterval = m.Has("interval") && m.Duration("interval", &s.Interval, MinInterval, MaxInterval)
+	s.setDownAfter = m.Has("down_after") && m.Duration("down_after", &s.DownAfter, 0, 7*24*time.Hour)
+	s.setFailures = m.Has("failures") && m.Int("failures", &s.Failures, 1, 1000)
 	s.setQuery = d.query(m, &s.Query)
-	s.setPData = m.has("player_data") && m.boolean("player_data", &s.PlayerData)
-	if m.stringMap("labels", &s.Labels) {
+	s.setPData = m.Has("player_data") && m.Bool("player_data", &s.PlayerData)
+	if m.StringMap("labels", &s.Labels) {
 		d.checkLabels(m, s.Labels)
 	}
-	if m.has("alerts") {
+	if m.Has("alerts") {
 		s.setAlerts = true
 		s.Alerts = d.rules(m, "alerts")
 	}
-	m.done()
+	m.Done()
 	d.servers = append(d.servers, s)
 }
 
 var labelName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
 
-func (d *draft) checkLabels(m *mapping, labels map[string]string) {
-	n := m.get("labels")
+func (d *draft) checkLabels(m *yamlconf.Mapping, labels map[string]string) {
+	n := m.Get("labels")
 	if len(labels) > maxLabels {
-		d.p.at(n, m.sub("labels"), "more than %d labels", maxLabels)
+		d.p.At(n, m.Sub("labels"), "more than %d labels", maxLabels)
 	}
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		v := labels[k]
 		switch {
 		case !labelName.MatchString(k) || strings.HasPrefix(k, "__"):
-			d.p.at(n, m.sub("labels"), "%q is not a label name: use letters, digits and _, not starting with a digit or __", k)
+			d.p.At(n, m.Sub("labels"), "%q is not a label name: use letters, digits and _, not starting with a digit or __", k)
 		case len(v) > maxLabelValue || !utf8.ValidString(v):
-			d.p.at(n, m.sub("labels."+k), "must be UTF-8 text of at most %d bytes", maxLabelValue)
+			d.p.At(n, m.Sub("labels."+k), "must be UTF-8 text of at most %d bytes", maxLabelValue)
 		}
 	}
 }
@@ -680,7 +681,7 @@ func (d *draft) finish() (*Config, error) {
 		names[s.Name] = s
 		c.Servers = append(c.Servers, s.Server)
 	}
-	if err := d.p.err(); err != nil {
+	if err := d.p.Err("monitor: config"); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -701,15 +702,15 @@ func (d *draft) serverProblem(s *serverDraft, key, format string, args ...any) {
 		if m := mappingValue(s.node, key); m != nil {
 			n = m
 		}
-		d.p.at(n, joinPath(s.path, key), format, args...)
+		d.p.At(n, yamlconf.JoinPath(s.path, key), format, args...)
 		return
 	}
-	d.p.atLine(s.source, s.line, "%s: %s", s.Name, fmt.Sprintf(format, args...))
+	d.p.AtLine(s.source, s.line, "%s: %s", s.Name, fmt.Sprintf(format, args...))
 }
 
 // mappingValue returns the value of key in the mapping n, or nil.
 func mappingValue(n *yaml.Node, key string) *yaml.Node {
-	n = resolve(n)
+	n = yamlconf.Resolve(n)
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
 	}
@@ -749,9 +750,9 @@ func (d *draft) resolveAlerts(s *serverDraft) {
 		}
 		switch {
 		case !s.PlayerData:
-			d.p.at(r.node, r.path, "a %s alert needs player names, and this server's player_data is false", r.On)
+			d.p.At(r.node, r.path, "a %s alert needs player names, and this server's player_data is false", r.On)
 		case !s.Query.Players():
-			d.p.at(r.node, r.path, "a %s alert needs the player list: set query to players or rules", r.On)
+			d.p.At(r.node, r.path, "a %s alert needs the player list: set query to players or rules", r.On)
 		}
 	}
 	d.checkWebhookRefs(s.Alerts)
@@ -766,7 +767,7 @@ func (d *draft) checkWebhookRefs(rules []Rule) {
 				found = found || w.Name == name
 			}
 			if !found {
-				d.p.at(r.node, r.path+".webhooks", "names the webhook %q, which is not in webhooks", name)
+				d.p.At(r.node, r.path+".webhooks", "names the webhook %q, which is not in webhooks", name)
 			}
 		}
 	}

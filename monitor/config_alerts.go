@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gsq-project/gsq/internal/yamlconf"
 )
 
 // AlertKind is what an alert rule watches for.
@@ -103,7 +106,7 @@ func (r Rule) needsPlayers() bool { return r.On == AlertJoin || r.On == AlertLea
 
 // sendsTo reports whether the rule sends to the webhook named name.
 func (r Rule) sendsTo(name string) bool {
-	return len(r.Webhooks) == 0 || contains(r.Webhooks, name)
+	return len(r.Webhooks) == 0 || slices.Contains(r.Webhooks, name)
 }
 
 // DefaultHysteresis is the hysteresis of a players rule that sets none:
@@ -122,16 +125,16 @@ var ruleKeys = map[AlertKind][]string{
 }
 
 // rules reads a list of alert rules.
-func (d *draft) rules(m *mapping, key string) []Rule {
+func (d *draft) rules(m *yamlconf.Mapping, key string) []Rule {
 	out := []Rule{}
 	seen := map[string]string{}
-	m.list(key, func(path string, item *yaml.Node) {
+	m.List(key, func(path string, item *yaml.Node) {
 		r, ok := d.rule(path, item)
 		if !ok {
 			return
 		}
 		if prev, dup := seen[r.String()]; dup {
-			d.p.at(item, path, "the same alert as %s", prev)
+			d.p.At(item, path, "the same alert as %s", prev)
 			return
 		}
 		seen[r.String()] = path
@@ -144,26 +147,26 @@ func (d *draft) rules(m *mapping, key string) []Rule {
 // take no settings, the kind alone ("- down").
 func (d *draft) rule(path string, n *yaml.Node) (Rule, bool) {
 	r := Rule{node: &yaml.Node{Line: n.Line, Column: n.Column}, path: path}
-	if s := resolve(n); s != nil && s.Kind == yaml.ScalarNode && !isNull(s) {
+	if s := yamlconf.Resolve(n); s != nil && s.Kind == yaml.ScalarNode && !yamlconf.IsNull(s) {
 		switch k := AlertKind(strings.ToLower(s.Value)); k {
 		case AlertDown, AlertUp, AlertMap:
 			r.On = k
 			return r, true
 		case AlertPlayers:
-			d.p.at(n, path, "a players alert needs a threshold: write it as {on: players, threshold: 20}")
+			d.p.At(n, path, "a players alert needs a threshold: write it as {on: players, threshold: 20}")
 		case AlertJoin, AlertLeave:
-			d.p.at(n, path, "a %s alert needs a player pattern: write it as {on: %s, player: '^Alice$'}", k, k)
+			d.p.At(n, path, "a %s alert needs a player pattern: write it as {on: %s, player: '^Alice$'}", k, k)
 		default:
-			d.p.at(n, path, "%q is not an alert: use down, up, players, map, join or leave", s.Value)
+			d.p.At(n, path, "%q is not an alert: use down, up, players, map, join or leave", s.Value)
 		}
 		return r, false
 	}
-	m := newMapping(&d.p, path, n)
+	m := yamlconf.NewMapping(&d.p, path, n)
 	if m == nil {
 		return r, false
 	}
 	var on string
-	if !m.str("on", &on) {
+	if !m.Str("on", &on) {
 		return r, false
 	}
 	ok := true
@@ -172,60 +175,59 @@ func (d *draft) rule(path string, n *yaml.Node) (Rule, bool) {
 	case AlertPlayers:
 		ok = d.playersRule(m, &r)
 	case AlertJoin, AlertLeave:
-		if ok = m.regex("player", &r.Player); ok && r.Player == nil {
-			d.p.at(n, path, "a %s alert needs player: a regular expression on the player's name, such as '^Alice$'", r.On)
+		if ok = m.Regexp("player", &r.Player); ok && r.Player == nil {
+			d.p.At(n, path, "a %s alert needs player: a regular expression on the player's name, such as '^Alice$'", r.On)
 			ok = false
 		}
 	case "":
-		d.p.at(n, path, "needs on: down, up, players, map, join or leave")
+		d.p.At(n, path, "needs on: down, up, players, map, join or leave")
 		return r, false
 	default:
-		d.p.at(m.get("on"), m.sub("on"), "%q is not an alert: use down, up, players, map, join or leave", on)
+		d.p.At(m.Get("on"), m.Sub("on"), "%q is not an alert: use down, up, players, map, join or leave", on)
 		return r, false
 	}
-	if m.has("webhooks") {
-		ok = m.stringList("webhooks", &r.Webhooks) && ok
+	if m.Has("webhooks") {
+		ok = m.StringList("webhooks", &r.Webhooks) && ok
 	}
-	if m.has("cooldown") {
-		r.setCooldown = m.duration("cooldown", &r.Cooldown, 0, 7*24*time.Hour)
+	if m.Has("cooldown") {
+		r.setCooldown = m.Duration("cooldown", &r.Cooldown, 0, 7*24*time.Hour)
 		ok = ok && r.setCooldown
 	}
 	// Keys of other kinds of rule get a better word than "unknown".
 	for kind, keys := range ruleKeys {
 		for _, k := range keys {
-			if kind != r.On && m.has(k) && !contains(ruleKeys[r.On], k) && !contains(m.asked, k) {
-				m.get(k)
-				d.p.at(m.vals[k], m.sub(k), "applies to %s alerts, not %s", kind, r.On)
+			if kind != r.On && m.Has(k) && !slices.Contains(ruleKeys[r.On], k) && !slices.Contains(m.Asked, k) {
+				d.p.At(m.Get(k), m.Sub(k), "applies to %s alerts, not %s", kind, r.On)
 				ok = false
 			}
 		}
 	}
-	m.done()
+	m.Done()
 	return r, ok
 }
 
-func (d *draft) playersRule(m *mapping, r *Rule) bool {
-	if !m.has("threshold") {
-		d.p.at(m.node, m.path, "a players alert needs a threshold: the player count it watches for")
+func (d *draft) playersRule(m *yamlconf.Mapping, r *Rule) bool {
+	if !m.Has("threshold") {
+		d.p.At(m.Node, m.Path, "a players alert needs a threshold: the player count it watches for")
 		return false
 	}
-	if !m.integer("threshold", &r.Threshold, 1, 1_000_000) {
+	if !m.Int("threshold", &r.Threshold, 1, 1_000_000) {
 		return false
 	}
 	r.Direction = Both
-	if m.has("direction") {
+	if m.Has("direction") {
 		var s string
-		m.str("direction", &s)
+		m.Str("direction", &s)
 		switch dir := Direction(strings.ToLower(s)); dir {
 		case Rising, Falling, Both:
 			r.Direction = dir
 		default:
-			d.p.at(m.get("direction"), m.sub("direction"), "must be rising, falling or both, not %q", s)
+			d.p.At(m.Get("direction"), m.Sub("direction"), "must be rising, falling or both, not %q", s)
 			return false
 		}
 	}
 	r.Hysteresis = DefaultHysteresis(r.Threshold)
-	return m.integer("hysteresis", &r.Hysteresis, 1, r.Threshold)
+	return m.Int("hysteresis", &r.Hysteresis, 1, r.Threshold)
 }
 
 // Format is the shape of a webhook's requests.
@@ -311,33 +313,33 @@ var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 func (d *draft) webhook(path string, n *yaml.Node) (Webhook, bool) {
 	w := Webhook{Name: path} // "webhooks[2]" unless it has a name
 	var format string
-	var m *mapping
-	if s := resolve(n); s != nil && s.Kind == yaml.ScalarNode && !isNull(s) {
+	var m *yamlconf.Mapping
+	if s := yamlconf.Resolve(n); s != nil && s.Kind == yaml.ScalarNode && !yamlconf.IsNull(s) {
 		w.URL = s.Value
 	} else {
-		if m = newMapping(&d.p, path, n); m == nil {
+		if m = yamlconf.NewMapping(&d.p, path, n); m == nil {
 			return w, false
 		}
-		m.str("name", &w.Name)
-		if !m.str("url", &w.URL) {
+		m.Str("name", &w.Name)
+		if !m.Str("url", &w.URL) {
 			return w, false
 		}
-		if !m.has("url") {
-			d.p.at(n, path, "needs a url")
+		if !m.Has("url") {
+			d.p.At(n, path, "needs a url")
 			return w, false
 		}
-		m.str("format", &format)
-		if m.stringMap("headers", &w.Headers) {
+		m.Str("format", &format)
+		if m.StringMap("headers", &w.Headers) {
 			for k, v := range w.Headers {
 				if !headerName.MatchString(k) {
-					d.p.at(m.get("headers"), m.sub("headers"), "%q is not an HTTP header name", k)
+					d.p.At(m.Get("headers"), m.Sub("headers"), "%q is not an HTTP header name", k)
 				}
 				if strings.ContainsAny(v, "\r\n\x00") {
-					d.p.at(m.get("headers"), m.sub("headers."+k), "a header value cannot span lines")
+					d.p.At(m.Get("headers"), m.Sub("headers."+k), "a header value cannot span lines")
 				}
 			}
 		}
-		m.done()
+		m.Done()
 	}
 	ok := d.addWebhook(&w, format, n, path)
 	return w, ok
@@ -348,7 +350,7 @@ func (d *draft) webhook(path string, n *yaml.Node) (Webhook, bool) {
 func (d *draft) addWebhook(w *Webhook, format string, n *yaml.Node, path string) bool {
 	u, msg := checkWebhookURL(w.URL)
 	if msg != "" {
-		d.p.at(n, joinPath(path, "url"), "%s", msg)
+		d.p.At(n, yamlconf.JoinPath(path, "url"), "%s", msg)
 		return false
 	}
 	switch f := Format(strings.ToLower(format)); f {
@@ -357,21 +359,21 @@ func (d *draft) addWebhook(w *Webhook, format string, n *yaml.Node, path string)
 	case FormatJSON, FormatDiscord, FormatSlack:
 		w.Format = f
 	default:
-		d.p.at(n, joinPath(path, "format"), "must be json, discord or slack, not %q", format)
+		d.p.At(n, yamlconf.JoinPath(path, "format"), "must be json, discord or slack, not %q", format)
 		return false
 	}
 	for _, prev := range d.cfg.Webhooks {
 		switch {
 		case prev.Name == w.Name:
-			d.p.at(n, joinPath(path, "name"), "the name %q is taken by another webhook", w.Name)
+			d.p.At(n, yamlconf.JoinPath(path, "name"), "the name %q is taken by another webhook", w.Name)
 			return false
 		case prev.URL == w.URL && prev.Format == w.Format:
-			d.p.at(n, joinPath(path, "url"), "the same URL as the webhook %q", prev.Name)
+			d.p.At(n, yamlconf.JoinPath(path, "url"), "the same URL as the webhook %q", prev.Name)
 			return false
 		}
 	}
 	if msg := nameProblem(w.Name); msg != "" {
-		d.p.at(n, joinPath(path, "name"), "%s", msg)
+		d.p.At(n, yamlconf.JoinPath(path, "name"), "%s", msg)
 		return false
 	}
 	return true

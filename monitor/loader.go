@@ -82,13 +82,13 @@ func (l *Loader) override(d *draft) {
 	c := d.cfg
 	if l.Interval != 0 {
 		if l.Interval < MinInterval || l.Interval > MaxInterval {
-			d.p.atLine("--interval", 0, "must be from %s to %s, not %s", FormatDuration(MinInterval), FormatDuration(MaxInterval), FormatDuration(l.Interval))
+			d.p.AtLine("--interval", 0, "must be from %s to %s, not %s", FormatDuration(MinInterval), FormatDuration(MaxInterval), FormatDuration(l.Interval))
 		}
 		c.Interval = l.Interval
 	}
 	if l.DownAfter != 0 {
 		if l.DownAfter < 0 {
-			d.p.atLine("--down-after", 0, "must not be negative")
+			d.p.AtLine("--down-after", 0, "must not be negative")
 		}
 		c.DownAfter = l.DownAfter
 	}
@@ -97,27 +97,27 @@ func (l *Loader) override(d *draft) {
 		case ProtocolA2S, ProtocolOGP:
 			c.Protocol = p
 		default:
-			d.p.atLine("--protocol", 0, "must be a2s or ogp, not %q", l.Protocol)
+			d.p.AtLine("--protocol", 0, "must be a2s or ogp, not %q", l.Protocol)
 		}
 	}
 	if l.Listen != "" {
 		if msg := listenProblem(l.Listen); msg != "" {
-			d.p.atLine("--listen", 0, "%s", msg)
+			d.p.AtLine("--listen", 0, "%s", msg)
 		}
 		c.Listen = l.Listen
 	}
 	if l.DB != "" {
 		c.DB = l.DB
 	}
-	saved := d.p.source
-	d.p.source = "--webhook"
+	saved := d.p.Source
+	d.p.Source = "--webhook"
 	for i, u := range l.Webhooks {
 		w := Webhook{Name: fmt.Sprintf("--webhook %d", i+1), URL: u}
 		if d.addWebhook(&w, "", nil, "") {
 			c.Webhooks = append(c.Webhooks, w)
 		}
 	}
-	d.p.source = saved
+	d.p.Source = saved
 }
 
 // ParseTargetFlag reads a --target value: NAME=HOST[:PORT], or
@@ -145,7 +145,7 @@ func ParseTargetFlag(s string) (name, address string, err error) {
 func (l *Loader) addTarget(d *draft, flag string) {
 	name, addr, err := ParseTargetFlag(flag)
 	if err != nil {
-		d.p.atLine("--target", 0, "%v", err)
+		d.p.AtLine("--target", 0, "%v", err)
 		return
 	}
 	d.servers = append(d.servers, serverDraft{Server: Server{Name: name, Address: addr, Origin: "--target " + flag}, source: "--target"})
@@ -171,11 +171,11 @@ func (l *Loader) addList(d *draft, path string) error {
 			return fmt.Errorf("monitor: target list %s: %w", path, err)
 		}
 		if t.Err != nil {
-			d.p.atLine(path, t.Line, "%s", targetReason(t))
+			d.p.AtLine(path, t.Line, "%s", targetReason(t))
 			continue
 		}
 		if len(d.servers) >= MaxServers {
-			d.p.atLine(path, t.Line, "more than %d servers", MaxServers)
+			d.p.AtLine(path, t.Line, "more than %d servers", MaxServers)
 			return nil
 		}
 		d.servers = append(d.servers, serverDraft{Server: Server{

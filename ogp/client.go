@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gsq-project/gsq/internal/neterr"
 	"github.com/gsq-project/gsq/internal/udpio"
 )
 
@@ -30,6 +31,9 @@ const (
 	maxCachedChallenges = 4096
 	// readBufferSize holds the largest UDP datagram.
 	readBufferSize = 65535
+	// readBatch is how many datagrams the read loop takes per system call
+	// (recvmmsg on Linux).
+	readBatch = 8
 )
 
 // Client queries OGP servers. The zero value is ready to use in [V091].
@@ -79,13 +83,20 @@ type Client struct {
 	closed     bool
 	loopErr    error         // why the read loop ended, if it did
 	loopDone   chan struct{} // closed when the read loop returns
-	calls      map[callKey]chan []byte
+	calls      map[callKey]chan delivery
 	challenges map[netip.AddrPort]uint32
 }
 
 type callKey struct {
 	addr netip.AddrPort
 	id   uint32
+}
+
+// delivery is what the read loop hands a call: a datagram from its
+// server, or the network's report that the server is unreachable.
+type delivery struct {
+	b   []byte
+	err error // an ICMP error about the server, as a syscall.Errno
 }
 
 // Response is the answer to a Default Query.
@@ -261,7 +272,7 @@ func (c *Client) packetSize() uint16 { return orDefault(c.MaxBytesPerPacket, Def
 
 // register opens the socket if needed and routes answers for key to the
 // returned channel, which is closed if the read loop ends.
-func (c *Client) register(key callKey) (chan []byte, net.PacketConn, error) {
+func (c *Client) register(key callKey) (chan delivery, net.PacketConn, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
@@ -276,14 +287,18 @@ func (c *Client) register(key callKey) (chan []byte, net.PacketConn, error) {
 			return nil, nil, err
 		}
 		c.conn = conn
-		c.calls = make(map[callKey]chan []byte)
+		c.calls = make(map[callKey]chan delivery)
 		c.loopDone = make(chan struct{})
-		go c.readLoop(conn, c.loopDone)
+		// The reader asks for ICMP reports before the first send, or the
+		// report about it would be lost.
+		r := udpio.NewReader(conn, readBufferSize, readBatch)
+		r.EnableReports()
+		go c.readLoop(r, c.loopDone)
 	}
 	if _, dup := c.calls[key]; dup {
 		return nil, nil, errors.New("ogp: duplicate request id")
 	}
-	ch := make(chan []byte, 32)
+	ch := make(chan delivery, 32)
 	c.calls[key] = ch
 	return ch, c.conn, nil
 }
@@ -315,14 +330,15 @@ func (c *Client) unregister(key callKey) {
 }
 
 // readLoop hands every datagram that carries a RequestID to the call
-// waiting for that (source, RequestID); everything else is dropped. It
-// ends when the socket is closed or fails maxReadErrors times in a row,
-// and then fails every pending call.
-func (c *Client) readLoop(conn net.PacketConn, done chan struct{}) {
+// waiting for that (source, RequestID), and the network's reports that a
+// server is unreachable to every call waiting for that server; everything
+// else is dropped. It ends when the socket is closed or fails
+// maxReadErrors times in a row, and then fails every pending call.
+func (c *Client) readLoop(r *udpio.Reader, done chan struct{}) {
 	defer close(done)
-	buf := make([]byte, readBufferSize)
+	defer r.Close()
 	for failures := 0; ; {
-		n, from, err := readFrom(conn, buf)
+		n, err := r.Read()
 		if err != nil {
 			if isTimeout(err) {
 				continue
@@ -334,19 +350,43 @@ func (c *Client) readLoop(conn net.PacketConn, done chan struct{}) {
 			return
 		}
 		failures = 0
-		h, _, err := ParseHeader(buf[:n])
-		if err != nil || !from.IsValid() || h.Flags&FlagAnswer == 0 || h.Flags&FlagRequestID == 0 {
-			continue
+		for _, rep := range r.Reports() {
+			c.report(rep)
 		}
-		key := callKey{unmapped(from), h.RequestID}
-		c.mu.Lock()
-		if ch, ok := c.calls[key]; ok {
+		for i := range n {
+			c.deliver(r.Datagram(i))
+		}
+	}
+}
+
+// deliver hands the datagram b from from to the call it answers.
+func (c *Client) deliver(from netip.AddrPort, b []byte) {
+	h, _, err := ParseHeader(b)
+	if err != nil || !from.IsValid() || h.Flags&FlagAnswer == 0 || h.Flags&FlagRequestID == 0 {
+		return
+	}
+	key := callKey{unmapped(from), h.RequestID}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ch, ok := c.calls[key]; ok {
+		select {
+		case ch <- delivery{b: append([]byte(nil), b...)}:
+		default: // the call is flooded; drop
+		}
+	}
+}
+
+// report hands an ICMP error to every call waiting for its server.
+func (c *Client) report(rep udpio.Report) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key, ch := range c.calls {
+		if key.addr == rep.Addr {
 			select {
-			case ch <- append([]byte(nil), buf[:n]...):
-			default: // the call is flooded; drop
+			case ch <- delivery{err: rep.Err}:
+			default:
 			}
 		}
-		c.mu.Unlock()
 	}
 }
 
@@ -484,23 +524,27 @@ var (
 )
 
 // await waits for the answer to one sent request.
-func (c *Client) await(ctx context.Context, addr netip.AddrPort, typ Type, ch chan []byte, asm *reassembly, sent time.Time) (Header, []byte, time.Duration, error) {
+func (c *Client) await(ctx context.Context, addr netip.AddrPort, typ Type, ch chan delivery, asm *reassembly, sent time.Time) (Header, []byte, time.Duration, error) {
 	timer := time.NewTimer(c.timeout())
 	defer timer.Stop()
 	var rtt time.Duration
 	for {
-		var pkt []byte
+		var d delivery
 		var open bool
 		select {
 		case <-ctx.Done():
 			return Header{}, nil, 0, ctxError(ctx.Err(), asm)
 		case <-timer.C:
 			return Header{}, nil, 0, errAttemptTimeout
-		case pkt, open = <-ch:
+		case d, open = <-ch:
 			if !open {
 				return Header{}, nil, 0, c.loopError()
 			}
 		}
+		if d.err != nil {
+			return Header{}, nil, 0, &neterr.Unreachable{Sentinel: ErrUnreachable, Err: d.err}
+		}
+		pkt := d.b
 		if rtt == 0 {
 			rtt = max(time.Since(sent), 1)
 		}
@@ -547,4 +591,11 @@ func (c *Client) await(ctx context.Context, addr netip.AddrPort, typ Type, ch ch
 			return first, whole, rtt, nil
 		}
 	}
+}
+
+// isTimeout reports whether err is a net.Error timeout, such as a read
+// deadline set on a caller's socket.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }

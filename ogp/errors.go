@@ -46,6 +46,13 @@ var (
 	// ErrTooManyChallenges means the server kept rejecting the challenge
 	// number (error 3) and the client gave up.
 	ErrTooManyChallenges = errors.New("ogp: too many challenge rejections")
+	// ErrUnreachable means the network reported the server unreachable:
+	// an ICMP port unreachable (the port is closed: nothing listens
+	// there) or host or network unreachable, after one request. The error
+	// also matches the [syscall.Errno] the kernel gave, such as
+	// syscall.ECONNREFUSED. Linux reports it to the [Client]'s socket;
+	// elsewhere a closed port looks silent.
+	ErrUnreachable = errors.New("ogp: server unreachable")
 	// ErrClientClosed is returned by calls on a closed [Client].
 	ErrClientClosed = errors.New("ogp: client closed")
 	// ErrServerClosed is returned by [Server.Serve] and

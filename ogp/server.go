@@ -6,7 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
-	"hash/maphash"
+	"fmt"
 	"net"
 	"net/netip"
 	"sync"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gsq-project/gsq/internal/ratelog"
+	"github.com/gsq-project/gsq/internal/udpserve"
 )
 
 // Handler answers Default Queries. ServeOGP returns everything the server
@@ -50,9 +51,8 @@ const (
 )
 
 // maxReadErrors is how many read errors in a row (other than timeouts and
-// a closed socket) end a read loop; a single one, such as ICMP feedback
-// that some systems report on a UDP socket, is skipped.
-const maxReadErrors = 16
+// a closed socket) end the client's read loop, as they end a server's.
+const maxReadErrors = udpserve.MaxReadErrors
 
 // Amplification limit (see the package doc): before a request proves its
 // challenge, the answer is at most the request plus replySlack bytes and
@@ -105,9 +105,9 @@ type Server struct {
 	// RateBurst is the token-bucket size: zero means twice RateLimit, at
 	// least 1.
 	RateBurst int
-	// RateSources is the size of the rate limiter's table (zero means
-	// DefaultRateSources): source addresses are hashed into that many
-	// token buckets, with a key made on first use.
+	// RateSources bounds the rate limiter's table (zero means
+	// DefaultRateSources); beyond it the oldest half is forgotten. A
+	// source is an IPv4 address or an IPv6 /64.
 	RateSources int
 	// Banned, if set, reports banned client addresses; they get error 0
 	// (or nothing, with IgnoreBanned).
@@ -121,15 +121,11 @@ type Server struct {
 	key       [32]byte
 	period    int64 // ChallengeLifetime in nanoseconds
 	rotations atomic.Int64
-	limiter   *rateLimiter
+	limiter   *udpserve.RateLimiter
 	log       ratelog.Limiter
 	nextID    atomic.Uint32
 
-	mu       sync.Mutex
-	conns    map[net.PacketConn]struct{}
-	local    net.Addr
-	wg       sync.WaitGroup
-	shutdown atomic.Bool
+	socks udpserve.Sockets
 }
 
 func (s *Server) init() {
@@ -143,8 +139,7 @@ func (s *Server) init() {
 		if s.RateLimit >= 0 {
 			rate := orDefault(s.RateLimit, DefaultRateLimit)
 			burst := orDefault(float64(max(s.RateBurst, 0)), max(2*rate, 1))
-			s.limiter = &rateLimiter{rate: rate / 1e9, burst: burst,
-				size: orDefault(max(s.RateSources, 0), DefaultRateSources), seed: maphash.MakeSeed()}
+			s.limiter = udpserve.NewRateLimiter(rate, burst, orDefault(max(s.RateSources, 0), DefaultRateSources))
 		}
 		s.log.Logf = s.Logf
 	})
@@ -152,130 +147,38 @@ func (s *Server) init() {
 
 // ListenAndServe listens on s.Addr and serves until Shutdown.
 func (s *Server) ListenAndServe() error {
-	if s.shutdown.Load() {
+	pc, err := s.socks.Listen(s.Addr, DefaultServerAddr)
+	switch {
+	case errors.Is(err, udpserve.ErrShutdown):
 		return ErrServerClosed
-	}
-	addr := s.Addr
-	if addr == "" {
-		addr = DefaultServerAddr
-	}
-	pc, err := net.ListenPacket("udp", addr)
-	if err != nil {
-		return err
+	case err != nil:
+		return fmt.Errorf("ogp: %w", err)
 	}
 	return s.Serve(pc)
 }
 
-// LocalAddr returns the address of the socket the server serves on, once
-// Serve (or ListenAndServe) has started; nil before. With several sockets
-// it is the first one's.
-func (s *Server) LocalAddr() net.Addr {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.local
-}
+// LocalAddr returns the address of the socket the server serves on (the
+// first one still open, if Serve was called several times), or nil before
+// Serve and after Shutdown. With ListenAndServe it is set once the server
+// listens, so a caller that asked for port 0 learns the port.
+func (s *Server) LocalAddr() net.Addr { return s.socks.LocalAddr() }
 
 // Serve reads datagrams from pc and answers them until Shutdown, which
 // closes pc; then it returns ErrServerClosed. It also returns when pc is
 // closed otherwise, or fails to read 16 times in a row.
 func (s *Server) Serve(pc net.PacketConn) error {
 	s.init()
-	s.mu.Lock()
-	if s.shutdown.Load() {
-		s.mu.Unlock()
-		pc.Close()
-		return ErrServerClosed
-	}
-	if s.conns == nil {
-		s.conns = make(map[net.PacketConn]struct{})
-	}
-	s.conns[pc] = struct{}{}
-	if s.local == nil {
-		s.local = pc.LocalAddr()
-	}
-	s.wg.Add(1)
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, pc)
-		s.mu.Unlock()
-		s.wg.Done()
-	}()
-
-	w, ok := pc.(PacketWriter)
-	if !ok {
-		w = packetConnWriter{pc}
-	}
-	buf := make([]byte, readBufferSize)
-	for failures := 0; ; {
-		n, from, err := readFrom(pc, buf)
-		if err != nil {
-			if s.shutdown.Load() {
-				return ErrServerClosed
-			}
-			if isTimeout(err) {
-				continue
-			}
-			if failures++; failures >= maxReadErrors || errors.Is(err, net.ErrClosed) {
-				return err
-			}
-			continue
+	w := udpserve.WriterOf(pc)
+	return s.socks.Serve(pc, readBufferSize, ErrServerClosed, func(from netip.AddrPort, b []byte) {
+		if from.IsValid() && Is(b) {
+			s.HandlePacket(w, from, b)
 		}
-		failures = 0
-		if from.IsValid() && Is(buf[:n]) {
-			s.HandlePacket(w, from, buf[:n])
-		}
-	}
-}
-
-// isTimeout reports whether err is a net.Error timeout, such as a read
-// deadline set on a caller's socket.
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
-}
-
-// readFrom reads one datagram as a netip.AddrPort source. A source that
-// is not a UDP address comes back invalid.
-func readFrom(pc net.PacketConn, buf []byte) (int, netip.AddrPort, error) {
-	if uc, ok := pc.(*net.UDPConn); ok {
-		return uc.ReadFromUDPAddrPort(buf)
-	}
-	n, a, err := pc.ReadFrom(buf)
-	if err != nil {
-		return n, netip.AddrPort{}, err
-	}
-	ua, ok := a.(*net.UDPAddr)
-	if !ok {
-		return n, netip.AddrPort{}, nil
-	}
-	return n, ua.AddrPort(), nil
-}
-
-type packetConnWriter struct{ pc net.PacketConn }
-
-func (w packetConnWriter) WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, error) {
-	return w.pc.WriteTo(b, net.UDPAddrFromAddrPort(addr))
+	})
 }
 
 // Shutdown closes every socket Serve reads from and waits for the serve
 // loops to return, or for ctx.
-func (s *Server) Shutdown(ctx context.Context) error {
-	s.shutdown.Store(true)
-	s.mu.Lock()
-	for pc := range s.conns {
-		pc.Close()
-	}
-	s.mu.Unlock()
-	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (s *Server) Shutdown(ctx context.Context) error { return s.socks.Shutdown(ctx) }
 
 // RotateChallenge starts a new challenge period now. Challenges issued in
 // the period before stay valid until the next rotation; those issued
@@ -308,56 +211,6 @@ func (s *Server) challengeAt(ip netip.Addr, p int64) uint32 {
 	return 1
 }
 
-// rateLimiter is a token bucket per source address, the addresses hashed
-// into a fixed table of buckets.
-type rateLimiter struct {
-	rate  float64 // tokens per nanosecond
-	burst float64
-	size  int
-	seed  maphash.Seed
-
-	mu      sync.Mutex
-	buckets []bucket // made on first use
-}
-
-type bucket struct {
-	tokens float64
-	last   int64 // UnixNano of the last request; 0 for none
-}
-
-// index is the bucket of ip. An IPv6 address is limited by its /64, which
-// one host commonly holds whole.
-func (l *rateLimiter) index(ip netip.Addr) uint64 {
-	a := ip.As16()
-	key := a[:]
-	if !ip.Is4() {
-		key = a[:8]
-	}
-	return maphash.Bytes(l.seed, key) % uint64(l.size)
-}
-
-// allow takes a token from ip's bucket.
-func (l *rateLimiter) allow(ip netip.Addr, now int64) bool {
-	i := l.index(ip)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.buckets == nil {
-		l.buckets = make([]bucket, l.size)
-	}
-	b := &l.buckets[i]
-	if b.last == 0 {
-		b.tokens = l.burst
-	} else {
-		b.tokens = min(l.burst, b.tokens+float64(now-b.last)*l.rate)
-	}
-	b.last = now
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
-}
-
 // HandlePacket answers one datagram b from from, writing any answer to
 // w. It ignores what is not an OGP query. It is safe for concurrent use.
 func (s *Server) HandlePacket(w PacketWriter, from netip.AddrPort, b []byte) {
@@ -368,7 +221,7 @@ func (s *Server) HandlePacket(w PacketWriter, from netip.AddrPort, b []byte) {
 	}
 	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
 	ip := from.Addr()
-	if s.limiter != nil && !s.limiter.allow(ip, time.Now().UnixNano()) {
+	if s.limiter != nil && !s.limiter.Allow(ip, time.Now().UnixNano()) {
 		s.log.Printf("rate", "ogp: rate limit: dropped a request from %v", ip)
 		return
 	}

@@ -404,7 +404,7 @@ func (c *Client) loginErr(ctx context.Context, byCtx bool, limit time.Duration, 
 		if byCtx || ctx.Err() != nil {
 			errs = append(errs, context.DeadlineExceeded)
 		}
-		return &causeError{msg: fmt.Sprintf("no answer to the login within %v", limit.Round(time.Millisecond)), errs: errs}
+		return &causeError{msg: fmt.Sprintf("no answer to the login within %v", roundBound(limit)), errs: errs}
 	case isClosed(err):
 		return &causeError{
 			msg:  fmt.Sprintf("the server closed the connection during the login (%v): it may refuse the password", err),
@@ -412,6 +412,17 @@ func (c *Client) loginErr(ctx context.Context, byCtx bool, limit time.Duration, 
 		}
 	}
 	return err
+}
+
+// roundBound is a wait's bound as a message states it: to 10 ms from
+// 100 ms up, to the millisecond below. A bound that a context's deadline
+// set counts from the start of Dial, a moment after the caller set it, so
+// "within 200ms" does not come out as "within 197ms".
+func roundBound(d time.Duration) time.Duration {
+	if d >= 100*time.Millisecond {
+		return d.Round(10 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
 }
 
 // causeError is a message with the errors it matches under errors.Is.

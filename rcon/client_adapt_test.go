@@ -151,7 +151,12 @@ func TestWrongPasswordPerProfile(t *testing.T) {
 			t.Parallel()
 			s := rcontest.NewServer(p, "pw", nil)
 			defer s.Close()
-			opts := &rcon.Options{Dialect: ac.dialect, Timeout: 300 * time.Millisecond}
+			// Only ARK's silence needs the login's bound; the others answer
+			// (or close), however loaded the machine.
+			opts := &rcon.Options{Dialect: ac.dialect}
+			if p == rcontest.ARK {
+				opts.Timeout = 300 * time.Millisecond
+			}
 			c, err := rcon.Dial(context.Background(), s.Addr().String(), "wrong", opts)
 			if err == nil {
 				c.Close()

@@ -124,8 +124,10 @@ type emu struct {
 	// mcViolations counts requests that did not arrive as one read of
 	// one packet (the vanilla Minecraft parser drops the connection).
 	mcViolations *atomic.Int32
-	// readDelay makes the Minecraft server slow to read each request.
-	readDelay time.Duration
+	// gate, when set, holds the Minecraft server's reads after the login
+	// until it is closed: the server is slow to read, for as long as the
+	// test needs.
+	gate <-chan struct{}
 	// cmds receives every command the server ran, if set.
 	cmds chan<- Packet
 }
@@ -246,7 +248,9 @@ func (e emu) serveMinecraft(c *fakeConn) {
 	buf := make([]byte, 1460)
 	authed := false
 	for {
-		time.Sleep(e.readDelay)
+		if authed && e.gate != nil {
+			<-e.gate
+		}
 		c.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
 		n, err := c.nc.Read(buf)
 		if err != nil {

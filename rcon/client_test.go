@@ -749,13 +749,21 @@ func TestMinecraftCommandDelaySerial(t *testing.T) {
 func TestMinecraftAbandonedNotCoalesced(t *testing.T) {
 	t.Parallel()
 	var viol atomic.Int32
-	c, _ := dialEmu(t, emu{password: "pw", dialect: DialectMinecraft, mcViolations: &viol, readDelay: 60 * time.Millisecond},
+	// The server reads nothing after the login until the first command
+	// has timed out; the client must then not send the second before the
+	// server has read the first alone.
+	gate := make(chan struct{})
+	var opened sync.Once
+	open := func() { opened.Do(func() { close(gate) }) }
+	t.Cleanup(open)
+	c, _ := dialEmu(t, emu{password: "pw", dialect: DialectMinecraft, mcViolations: &viol, gate: gate},
 		&Options{Dialect: DialectMinecraft})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if _, err := c.Exec(ctx, "first"); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v", err)
 	}
+	open()
 	if got, err := c.Exec(testCtx(t), "second"); err != nil || got != "ran second" {
 		t.Fatalf("Exec = %q, %v", got, err)
 	}

@@ -166,7 +166,7 @@ func (e *Error) appendJSON(b []byte) []byte {
 //   - a ban reply (a2s.ErrBanned, OGP error answer 0) is refused;
 //   - a name that does not resolve (*net.DNSError), and a port or host the
 //     network reports closed or unreachable (a2s.ErrUnreachable,
-//     ECONNREFUSED, which a connected UDP socket reports after an ICMP
+//     ogp.ErrUnreachable, ECONNREFUSED, which a connected UDP socket reports after an ICMP
 //     port unreachable, EHOSTUNREACH, ENETUNREACH) are unreachable;
 //   - a timeout (a net.Error whose Timeout reports true,
 //     os.ErrDeadlineExceeded, context.DeadlineExceeded) is timeout;
@@ -185,7 +185,7 @@ func KindOf(err error) Kind {
 		return KindCanceled
 	case errors.Is(err, a2s.ErrBanned), errors.As(err, &se) && se.Code == ogp.ErrorBanned:
 		return KindRefused
-	case errors.As(err, &dns), errors.Is(err, a2s.ErrUnreachable), errors.Is(err, syscall.ECONNREFUSED),
+	case errors.As(err, &dns), errors.Is(err, a2s.ErrUnreachable), errors.Is(err, ogp.ErrUnreachable), errors.Is(err, syscall.ECONNREFUSED),
 		errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
 		return KindUnreachable
 	case errors.As(err, &ne) && ne.Timeout(), errors.Is(err, os.ErrDeadlineExceeded),

@@ -81,7 +81,7 @@ func (s *ogpSession) query(ctx context.Context, addr netip.AddrPort, r *result.R
 		status = StatusPartial
 	case errors.Is(err, ogp.ErrTimeout):
 		status = StatusTimedOut
-	case errors.Is(err, syscall.ECONNREFUSED):
+	case errors.Is(err, ogp.ErrUnreachable), errors.Is(err, syscall.ECONNREFUSED):
 		status = StatusUnreachable
 	}
 	return status, stats

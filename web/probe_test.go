@@ -128,15 +128,15 @@ func TestProbeTimeout(t *testing.T) {
 	live := newTestLive()
 	var budgets chan time.Duration
 	live.probeFn, budgets = a2sProbe(t)
-	srv, _ := newTestServer(t, newTestStore(t), live, Options{ProbeTimeout: 2 * time.Second})
+	srv, _ := newTestServer(t, newTestStore(t), live, Options{ProbeTimeout: 800 * time.Millisecond})
 	req, _ := http.NewRequest(http.MethodGet, probeURL(srv.URL, silent.LocalAddr().String(), "a2s"), nil)
-	req.Header.Set("X-Prometheus-Scrape-Timeout-Seconds", "1.5")
+	req.Header.Set("X-Prometheus-Scrape-Timeout-Seconds", "1")
 	status, _, body := do(t, req)
 	if status != http.StatusOK {
 		t.Fatalf("status %d: %s", status, body)
 	}
-	if got := <-budgets; got > time.Second || got < 500*time.Millisecond {
-		t.Errorf("a 1.5 s scrape gave the probe %v, want 1 s", got)
+	if got := <-budgets; got > 500*time.Millisecond || got < 250*time.Millisecond {
+		t.Errorf("a 1 s scrape gave the probe %v, want 0.5 s", got)
 	}
 
 	// Without the header: Options.ProbeTimeout.
@@ -144,8 +144,8 @@ func TestProbeTimeout(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("status %d", status)
 	}
-	if got := <-budgets; got > 2*time.Second || got < 1500*time.Millisecond {
-		t.Errorf("no header gave the probe %v, want 2 s", got)
+	if got := <-budgets; got > 800*time.Millisecond || got < 500*time.Millisecond {
+		t.Errorf("no header gave the probe %v, want 0.8 s", got)
 	}
 
 	// A probe that ignores its context: the answer still comes when the

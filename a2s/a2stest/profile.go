@@ -189,8 +189,10 @@ func ProfileNames() []string {
 	return names
 }
 
-// handler is a StaticHandler with p's content.
-func (p Profile) handler() (*a2s.StaticHandler, error) {
+// Content is what a server of profile p answers: its Info, Players and
+// Rules, or the defaults (DefaultInfo, DefaultPlayers, DefaultRules) where
+// they are nil. A test compares what a client read with it.
+func (p Profile) Content() (*a2s.Info, *a2s.Players, *a2s.Rules) {
 	info, players, rules := p.Info, p.Players, p.Rules
 	if info == nil {
 		info = DefaultInfo()
@@ -201,7 +203,12 @@ func (p Profile) handler() (*a2s.StaticHandler, error) {
 	if rules == nil {
 		rules = DefaultRules()
 	}
-	return a2s.NewStaticHandler(info, players, rules)
+	return info, players, rules
+}
+
+// handler is a StaticHandler with p's content.
+func (p Profile) handler() (*a2s.StaticHandler, error) {
+	return a2s.NewStaticHandler(p.Content())
 }
 
 // lossy is p's lossy knobs as a fault injector's configuration.

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gsq-project/gsq/a2s"
-	"github.com/gsq-project/gsq/internal/bzip2enc"
+	"github.com/gsq-project/gsq/internal/bzip2"
 	"github.com/gsq-project/gsq/internal/lossy"
 )
 
@@ -117,7 +117,7 @@ func (q *quirkHandler) compress(payload []byte) []byte {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.lastCompressed == nil || !bytes.Equal(payload, q.lastPayload) {
-		q.lastCompressed = bzip2enc.Compress(nil, payload)
+		q.lastCompressed = bzip2.Compress(nil, payload)
 		q.lastPayload = append(q.lastPayload[:0], payload...)
 	}
 	return q.lastCompressed

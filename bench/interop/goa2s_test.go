@@ -8,24 +8,8 @@ import (
 
 	goa2s "github.com/rumblefrog/go-a2s"
 
-	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/a2stest"
 )
-
-// answers returns what a server of profile p answers.
-func answers(p a2stest.Profile) (*a2s.Info, *a2s.Players, *a2s.Rules) {
-	info, players, rules := p.Info, p.Players, p.Rules
-	if info == nil {
-		info = a2stest.DefaultInfo()
-	}
-	if players == nil {
-		players = a2stest.DefaultPlayers()
-	}
-	if rules == nil {
-		rules = a2stest.DefaultRules()
-	}
-	return info, players, rules
-}
 
 // TestInteropGoA2S has rumblefrog/go-a2s v1.0.2 query our server in the
 // profiles every peer must read right (modern: challenge on every query,
@@ -44,7 +28,7 @@ func goA2SAgainst(t *testing.T, name string) {
 	}
 	srv := a2stest.NewServer(p)
 	defer srv.Close()
-	wantInfo, wantPlayers, wantRules := answers(p)
+	wantInfo, wantPlayers, wantRules := p.Content()
 	c, err := goa2s.NewClient(srv.Addr().String(), goa2s.TimeoutOption(5*time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +88,7 @@ func TestInteropGoA2SOversized(t *testing.T) {
 	p, _ := a2stest.LookupProfile("oversized")
 	srv := a2stest.NewServer(p)
 	defer srv.Close()
-	want, _, _ := answers(p)
+	want, _, _ := p.Content()
 
 	c, err := goa2s.NewClient(srv.Addr().String(), goa2s.TimeoutOption(5*time.Second))
 	if err != nil {

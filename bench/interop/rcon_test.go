@@ -26,6 +26,7 @@ import (
 	gorcon "github.com/gorcon/rcon"
 	gorcontest "github.com/gorcon/rcon/rcontest"
 
+	"github.com/gsq-project/gsq/bench/internal/gomc"
 	"github.com/gsq-project/gsq/rcon"
 	"github.com/gsq-project/gsq/rcon/rcontest"
 )
@@ -205,50 +206,16 @@ func TestInteropGoMCClientAgainstServer(t *testing.T) {
 
 // serveGoMC runs go-mc's RCON server with a handler that answers
 // "big N" with rcontest.BigOutput(N) and anything else with its
-// argument; with split > 0 the answer goes out in packets of split
-// bytes, cut anywhere, as a server built on go-mc that splits does.
+// argument, in packets of split bytes when split > 0.
 func serveGoMC(t *testing.T, split int) string {
-	l, err := mcnet.ListenRCON("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				if conn.AcceptLogin(testPassword) != nil {
-					return
-				}
-				for {
-					cmd, err := conn.AcceptCmd()
-					if err != nil {
-						return // go-mc closes on anything but a command
-					}
-					name, arg, _ := strings.Cut(cmd, " ")
-					out := arg
-					if name == "big" {
-						n, _ := strconv.Atoi(arg)
-						out = rcontest.BigOutput(n)
-					}
-					for split > 0 && len(out) > split {
-						if conn.RespCmd(out[:split]) != nil {
-							return
-						}
-						out = out[split:]
-					}
-					if conn.RespCmd(out) != nil {
-						return
-					}
-				}
-			}()
+	return gomc.Serve(t, testPassword, split, func(cmd string) string {
+		name, arg, _ := strings.Cut(cmd, " ")
+		if name == "big" {
+			n, _ := strconv.Atoi(arg)
+			return rcontest.BigOutput(n)
 		}
-	}()
-	return l.Addr().String()
+		return arg
+	})
 }
 
 func TestInteropClientAgainstGoMCServer(t *testing.T) {

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	mcnet "github.com/Tnze/go-mc/net"
 	gorcon "github.com/gorcon/rcon"
 
+	"github.com/gsq-project/gsq/bench/internal/gomc"
 	"github.com/gsq-project/gsq/rcon"
 )
 
@@ -126,36 +126,7 @@ func BenchmarkSideBySide(b *testing.B) {
 
 // startGoMC runs go-mc's RCON server with an echo handler and returns
 // its address. go-mc answers each command with one packet, whatever its
-// length, and closes the connection on any request that is not a
-// command.
+// length.
 func startGoMC(b *testing.B) string {
-	l, err := mcnet.ListenRCON("127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				if conn.AcceptLogin(password) != nil {
-					return
-				}
-				for {
-					cmd, err := conn.AcceptCmd()
-					if err != nil {
-						return
-					}
-					if conn.RespCmd(strings.TrimPrefix(cmd, "echo ")+"\n") != nil {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	return l.Addr().String()
+	return gomc.Serve(b, password, 0, func(cmd string) string { return strings.TrimPrefix(cmd, "echo ") + "\n" })
 }

@@ -1,5 +1,8 @@
-// Package bzip2 decompresses bzip2 data into a buffer of the size the
-// caller expects, with work bounded by that size.
+// Package bzip2 reads and writes bzip2 data. [Decode] decompresses into a
+// buffer of the size the caller expects, with work bounded by that size;
+// [Compress] writes streams every bzip2 reader accepts, for the fake
+// servers (see compress.go). A program that calls only Decode, as package
+// a2s does, links no encoder.
 //
 // compress/bzip2 decodes a whole block before it hands out the first
 // byte, and sizes its tables by the block size the stream's header

@@ -92,3 +92,18 @@ func IsTimeout(err error) bool {
 	}
 	return errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded)
 }
+
+// Unreachable is the cause of an exchange whose server the network
+// reported unreachable (an ICMP port, host or network unreachable): it
+// matches the package's sentinel, such as a2s.ErrUnreachable, and the
+// kernel's error, such as syscall.ECONNREFUSED.
+type Unreachable struct {
+	Sentinel error
+	Err      error
+}
+
+// Error is "unreachable: " and the kernel's error.
+func (e *Unreachable) Error() string { return "unreachable: " + e.Err.Error() }
+
+// Unwrap returns the sentinel and the kernel's error.
+func (e *Unreachable) Unwrap() []error { return []error{e.Sentinel, e.Err} }

@@ -87,7 +87,8 @@ func StartLiveFleet(cfg LiveConfig) (*LiveFleet, error) {
 			ls.join()
 		}
 		f.servers = append(f.servers, ls)
-		if err := ls.publish(); err == nil {
+		err := ls.publish()
+		if err == nil {
 			err = ls.listen(netip.AddrPortFrom(ip, 0))
 		}
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/a2stest"
+	"github.com/gsq-project/gsq/internal/udpio/udptest"
 )
 
 func TestQueryTable(t *testing.T) {
@@ -221,15 +221,7 @@ func TestQuerySilent(t *testing.T) {
 // is resent.)
 func TestQueryClosedPortIsUnreachable(t *testing.T) {
 	t.Parallel()
-	if runtime.GOOS != "linux" {
-		t.Skip("unconnected sockets learn of ICMP errors on Linux only")
-	}
-	pc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := pc.LocalAddr().String()
-	pc.Close()
+	closed := udptest.ClosedPort(t).String()
 	code, stdout, stderr := runGSQ(t, nil, nil, nil, "query", "--json", "--timeout", "300ms", "--retries", "1000", "--deadline", "1h", closed)
 	if code != ExitTimeout {
 		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitTimeout, stderr)

@@ -5,15 +5,16 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gsq-project/gsq/internal/yamlconf"
 	"github.com/gsq-project/gsq/rcon"
 )
 
@@ -27,8 +28,9 @@ import (
 //	    dialect: minecraft
 //	    timeout: 5s
 //
-// An unknown key, at the top or inside a server entry, is an error that
-// names its line, so a typo does not go unnoticed.
+// An unknown key, at the top or inside a server entry, is an error at its
+// line and column, with the known key it is closest to, so a typo does not
+// go unnoticed.
 
 // rconServer is one named server of the config file.
 type rconServer struct {
@@ -40,9 +42,6 @@ type rconServer struct {
 	Profile      string
 	Timeout      time.Duration
 }
-
-// rconServerKeys are the keys a server entry may have.
-var rconServerKeys = []string{"address", "password", "password_file", "password_env", "dialect", "profile", "timeout"}
 
 // rconConfig is the part of the config file gsq rcon reads.
 type rconConfig struct {
@@ -82,99 +81,55 @@ func loadRconConfig(path string, explicit bool) (*rconConfig, error) {
 		return nil, usageError("config: %v", err)
 	}
 	c.private = info.Mode().Perm()&0o077 == 0
-	servers, err := parseRconConfig(data)
+	servers, err := parseRconConfig(path, data)
 	if err != nil {
-		return nil, usageError("config %s: %v", path, err)
+		return nil, usageError("%v", err)
 	}
 	c.servers = servers
 	return c, nil
 }
 
-// rconConfigKeys are the keys the config file may have at the top.
-var rconConfigKeys = []string{"servers"}
-
-// parseRconConfig reads the servers of a config file. Its errors name the
-// line at fault and say what was expected, in YAML's terms.
-func parseRconConfig(data []byte) (map[string]rconServer, error) {
+// parseRconConfig reads the servers of the config file at path. Its
+// errors list every problem at its line and column, in YAML's terms.
+func parseRconConfig(path string, data []byte) (map[string]rconServer, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+		return nil, fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	servers := map[string]rconServer{}
 	if len(root.Content) == 0 {
 		return servers, nil // an empty file
 	}
-	doc := root.Content[0]
-	if err := checkYAMLKeys(doc, rconConfigKeys); err != nil {
-		return nil, err
-	}
-	for i := 0; i+1 < len(doc.Content); i += 2 {
-		list := doc.Content[i+1]
-		if list.Kind == yaml.ScalarNode && list.Tag == "!!null" {
-			continue // "servers:" with nothing under it
-		}
-		if list.Kind != yaml.MappingNode {
-			return nil, fmt.Errorf("line %d: servers: want a mapping of server names to their settings", list.Line)
-		}
-		for j := 0; j+1 < len(list.Content); j += 2 {
-			name, entry := list.Content[j].Value, list.Content[j+1]
-			s, err := parseRconServer(entry)
-			if err != nil {
-				return nil, fmt.Errorf("server %q: %w", name, err)
+	p := &yamlconf.Problems{Source: path}
+	if top := yamlconf.NewMapping(p, "", root.Content[0]); top != nil {
+		if n := top.Get("servers"); !yamlconf.IsNull(n) {
+			if list := yamlconf.NewMapping(p, "servers", n); list != nil {
+				for _, k := range list.Keys {
+					servers[k.Value] = readRconServer(p, list.Sub(k.Value), list.Get(k.Value))
+				}
 			}
-			servers[name] = s
 		}
+		top.Done()
 	}
-	return servers, nil
+	return servers, p.Err("config")
 }
 
-// parseRconServer reads one server entry.
-func parseRconServer(node *yaml.Node) (rconServer, error) {
+// readRconServer reads one server entry.
+func readRconServer(p *yamlconf.Problems, path string, n *yaml.Node) rconServer {
 	var s rconServer
-	if err := checkYAMLKeys(node, rconServerKeys); err != nil {
-		return s, err
+	m := yamlconf.NewMapping(p, path, n)
+	if m == nil {
+		return s
 	}
-	for i := 0; i+1 < len(node.Content); i += 2 {
-		key, v := node.Content[i].Value, node.Content[i+1]
-		if v.Kind != yaml.ScalarNode {
-			return s, fmt.Errorf("line %d: %s: want a single value", v.Line, key)
-		}
-		switch key {
-		case "address":
-			s.Address = v.Value
-		case "password":
-			s.Password = v.Value
-		case "password_file":
-			s.PasswordFile = v.Value
-		case "password_env":
-			s.PasswordEnv = v.Value
-		case "dialect":
-			s.Dialect = v.Value
-		case "profile":
-			s.Profile = v.Value
-		case "timeout":
-			d, err := time.ParseDuration(v.Value)
-			if err != nil || d < 0 {
-				return s, fmt.Errorf("line %d: timeout: want a duration such as 5s or 500ms, got %q", v.Line, v.Value)
-			}
-			s.Timeout = d
-		}
-	}
-	return s, nil
-}
-
-// checkYAMLKeys reports the first key of the mapping node that is not in known.
-func checkYAMLKeys(node *yaml.Node, known []string) error {
-	if node.Kind != yaml.MappingNode {
-		return fmt.Errorf("line %d: want a mapping of %s", node.Line, strings.Join(known, ", "))
-	}
-	for i := 0; i+1 < len(node.Content); i += 2 {
-		k := node.Content[i]
-		if !slices.Contains(known, k.Value) {
-			return fmt.Errorf("line %d: unknown key %q (known: %s)", k.Line, k.Value, strings.Join(known, ", "))
-		}
-	}
-	return nil
+	m.Str("address", &s.Address)
+	m.Str("password", &s.Password)
+	m.Str("password_file", &s.PasswordFile)
+	m.Str("password_env", &s.PasswordEnv)
+	m.Str("dialect", &s.Dialect)
+	m.Str("profile", &s.Profile)
+	m.Duration("timeout", &s.Timeout, 0, math.MaxInt64)
+	m.Done()
+	return s
 }
 
 // names lists the configured servers, sorted, for error messages.

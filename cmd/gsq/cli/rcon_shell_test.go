@@ -139,11 +139,11 @@ func (s *tmuxSession) screen() []string {
 func (s *tmuxSession) waitFor(what string, cond func(screen []string) bool) {
 	s.t.Helper()
 	var screen []string
-	for range 200 {
+	for range 1000 { // tmux tells of no change: poll its screen
 		if screen = s.screen(); cond(screen) {
 			return
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
 	s.t.Fatalf("timed out waiting for %s; screen:\n%s", what, strings.Join(screen, "\n"))
 }
@@ -183,11 +183,11 @@ func (s *tmuxSession) waitNoEcho() {
 // is sometimes never filled in).
 func (s *tmuxSession) waitExit() string {
 	s.t.Helper()
-	for range 200 {
+	for range 1000 {
 		if data, err := os.ReadFile(s.exitFile); err == nil && strings.HasSuffix(string(data), "\n") {
 			return strings.TrimSpace(string(data))
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
 	s.t.Fatalf("gsq did not exit; screen:\n%s", strings.Join(s.screen(), "\n"))
 	return ""

@@ -7,12 +7,12 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/internal/sim"
+	"github.com/gsq-project/gsq/internal/udpio/udptest"
 	"github.com/gsq-project/gsq/ogp/ogptest"
 )
 
@@ -342,15 +342,7 @@ func TestScanDeadline(t *testing.T) {
 // rate-limit ICMP errors: a request whose error was not sent is resent.)
 func TestScanClosedPortIsUnreachable(t *testing.T) {
 	t.Parallel()
-	if runtime.GOOS != "linux" {
-		t.Skip("unconnected sockets learn of ICMP errors on Linux only")
-	}
-	pc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := pc.LocalAddr().String()
-	pc.Close()
+	closed := udptest.ClosedPort(t).String()
 	code, stdout, stderr := runGSQ(t, nil, nil, nil, "scan", "--timeout", "300ms", "--retries", "1000", "--deadline", "1h", closed)
 	if code != ExitTimeout {
 		t.Fatalf("exit %d, want %d: %s", code, ExitTimeout, stderr)

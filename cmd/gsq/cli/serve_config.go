@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"reflect"
 	"strconv"
@@ -11,12 +12,13 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gsq-project/gsq/internal/sim"
+	"github.com/gsq-project/gsq/internal/yamlconf"
 )
 
 // loadContent reads a simulated server's content from a YAML file: the
-// keys of sim.Content, snake_case, over the defaults. An unknown key is an
-// error, so a typo does not silently serve defaults, and every error names
-// the key and its line in words, not in Go types.
+// keys of sim.Content (its yaml tags), over the defaults. An unknown key is
+// an error, so a typo does not silently serve defaults, and every problem
+// is reported at its line and column, in words, not in Go types.
 func loadContent(path string) (sim.Content, error) {
 	c := sim.Default()
 	data, err := os.ReadFile(path)
@@ -28,8 +30,10 @@ func loadContent(path string) (sim.Content, error) {
 		return c, usageError("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	if len(doc.Content) > 0 {
-		if err := decodeYAML(reflect.ValueOf(&c).Elem(), doc.Content[0], ""); err != nil {
-			return c, usageError("%s: %v", path, err)
+		p := &yamlconf.Problems{Source: path}
+		readStruct(p, "", doc.Content[0], reflect.ValueOf(&c).Elem())
+		if err := p.Err("config"); err != nil {
+			return c, usageError("%v", err)
 		}
 	}
 	if err := c.Validate(); err != nil {
@@ -38,102 +42,73 @@ func loadContent(path string) (sim.Content, error) {
 	return c, nil
 }
 
-// decodeYAML decodes n into v, a struct with yaml tags, a slice of them, or
-// a scalar; key is where v sits, for errors.
-func decodeYAML(v reflect.Value, n *yaml.Node, key string) error {
-	if n.Kind == yaml.AliasNode {
-		n = n.Alias
+// readStruct reads the mapping n, at path, into v, a struct whose fields
+// have yaml tags.
+func readStruct(p *yamlconf.Problems, path string, n *yaml.Node, v reflect.Value) {
+	m := yamlconf.NewMapping(p, path, n)
+	if m == nil {
+		return
 	}
-	if n.Tag == "!!null" {
+	for i := range v.NumField() {
+		// Every key is asked for, so that an unknown one is matched to
+		// the known key it is closest to.
+		if key, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ","); key != "" && m.Get(key) != nil {
+			readField(p, m, key, v.Field(i))
+		}
+	}
+	m.Done()
+}
+
+// readField reads key of m into v: text, true or false, a whole number
+// that fits v, a duration, or a list of structs. Nothing (null) is the
+// zero value.
+func readField(p *yamlconf.Problems, m *yamlconf.Mapping, key string, v reflect.Value) {
+	if yamlconf.IsNull(m.Get(key)) {
 		v.SetZero()
-		return nil
+		return
 	}
-	switch {
-	case v.Kind() == reflect.Struct && v.Type() != reflect.TypeFor[time.Duration]():
-		if n.Kind != yaml.MappingNode {
-			return fmt.Errorf("%swant keys and values (line %d)", in(key), n.Line)
-		}
-		keys := yamlKeys(v.Type())
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := n.Content[i], n.Content[i+1]
-			field, ok := keys[k.Value]
-			if !ok {
-				return fmt.Errorf("unknown key %q %s(line %d); known keys: %s", k.Value, in(key), k.Line, strings.Join(yamlKeyList(v.Type()), ", "))
-			}
-			if err := decodeYAML(v.Field(field), val, k.Value); err != nil {
-				return err
-			}
-		}
-		return nil
-	case v.Kind() == reflect.Slice:
-		if n.Kind != yaml.SequenceNode {
-			return fmt.Errorf("%s (line %d): want a list", key, n.Line)
-		}
-		list := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
-		for i, item := range n.Content {
-			if err := decodeYAML(list.Index(i), item, key); err != nil {
-				return err
-			}
-		}
-		v.Set(list)
-		return nil
-	}
-	if n.Kind != yaml.ScalarNode {
-		return fmt.Errorf("%s (line %d): want %s, not a list or keys and values", key, n.Line, describeType(v.Type()))
-	}
-	if n.Decode(v.Addr().Interface()) != nil {
-		return fmt.Errorf("%s (line %d): %s is not %s", key, n.Line, strconv.Quote(n.Value), describeType(v.Type()))
-	}
-	return nil
-}
-
-// in is " in KEY " for an error inside key, or "" at the top level.
-func in(key string) string {
-	if key == "" {
-		return ""
-	}
-	return "in " + key + " "
-}
-
-// yamlKeys maps a struct's yaml keys to its field indexes.
-func yamlKeys(t reflect.Type) map[string]int {
-	keys := map[string]int{}
-	for i := range t.NumField() {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name != "" {
-			keys[name] = i
-		}
-	}
-	return keys
-}
-
-// yamlKeyList lists a struct's yaml keys in field order.
-func yamlKeyList(t reflect.Type) []string {
-	var list []string
-	for i := range t.NumField() {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name != "" {
-			list = append(list, name)
-		}
-	}
-	return list
-}
-
-// describeType says in words what a YAML value must be to fit t.
-func describeType(t reflect.Type) string {
+	t := v.Type()
 	switch {
 	case t == reflect.TypeFor[time.Duration]():
-		return "a duration such as 90s or 5m"
-	case t.Kind() == reflect.Bool:
-		return "true or false"
+		var d time.Duration
+		if m.Duration(key, &d, math.MinInt64, math.MaxInt64) {
+			v.SetInt(int64(d))
+		}
 	case t.Kind() == reflect.String:
-		return "text"
-	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64 && t.Bits() < 64:
-		return fmt.Sprintf("a whole number from %d to %d", int64(-1)<<(t.Bits()-1), int64(1)<<(t.Bits()-1)-1)
-	case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64 && t.Bits() < 64:
-		return fmt.Sprintf("a whole number from 0 to %d", uint64(1)<<t.Bits()-1)
-	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64:
-		return "a whole number"
+		var s string
+		if m.Str(key, &s) {
+			v.SetString(s)
+		}
+	case t.Kind() == reflect.Bool:
+		var b bool
+		if m.Bool(key, &b) {
+			v.SetBool(b)
+		}
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+		lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+		if t.Bits() < 64 {
+			lo, hi = -1<<(t.Bits()-1), 1<<(t.Bits()-1)-1
+		}
+		var x int64
+		if m.Int64(key, &x, lo, hi) {
+			v.SetInt(x)
+		}
+	case t.Kind() >= reflect.Uint8 && t.Kind() <= reflect.Uint32:
+		var x int64
+		if m.Int64(key, &x, 0, 1<<t.Bits()-1) {
+			v.SetUint(uint64(x))
+		}
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
+		list := reflect.MakeSlice(t, 0, 0)
+		m.List(key, func(path string, item *yaml.Node) {
+			elem := reflect.New(t.Elem()).Elem()
+			readStruct(p, path, item, elem)
+			list = reflect.Append(list, elem)
+		})
+		v.Set(list)
+	default: // a field type of sim.Content this reader does not know yet
+		p.At(m.Get(key), m.Sub(key), "cannot be set in a config file")
 	}
-	return "a value of the right kind"
 }
 
 // parsePlayer reads a --player flag: NAME[:SCORE[:DURATION]].

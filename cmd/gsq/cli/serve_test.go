@@ -49,12 +49,12 @@ func TestServeUsageErrors(t *testing.T) {
 		{[]string{"--player", "Alice:1:5x"}, `"5x" is not a duration such as 90s or 5m`},
 		{[]string{"--profile", "nope"}, "unknown profile \"nope\" (known: modern, legacy"},
 		{[]string{"--config", config("key.yaml", "name: x\nmapp: de_dust\n")},
-			`key.yaml: unknown key "mapp" (line 2); known keys: name, map, folder, game, app_id, max_players`},
+			`key.yaml:2:1: unknown key "mapp" (did you mean "map"?)`},
 		{[]string{"--config", config("player.yaml", "players:\n  - name: A\n    scor: 5\n")},
-			`unknown key "scor" in players (line 3); known keys: name, score, duration`},
-		{[]string{"--config", config("int.yaml", "max_players: many\n")}, `max_players (line 1): "many" is not a whole number`},
-		{[]string{"--config", config("duration.yaml", "players:\n  - duration: 5x\n")}, `duration (line 2): "5x" is not a duration such as 90s or 5m`},
-		{[]string{"--config", config("list.yaml", "rules: 3\n")}, "rules (line 1): want a list"},
+			`player.yaml:3:5: players[0]: unknown key "scor" (did you mean "score"?)`},
+		{[]string{"--config", config("int.yaml", "max_players: many\n")}, `int.yaml:1:14: max_players: must be a whole number, not "many"`},
+		{[]string{"--config", config("duration.yaml", "players:\n  - duration: 5x\n")}, `duration.yaml:2:15: players[0].duration: "5x" is not a duration such as 90s, 5m or 1h30m`},
+		{[]string{"--config", config("list.yaml", "rules: 3\n")}, `list.yaml:1:8: rules: must be a list, not "3"`},
 		{[]string{"--config", config("range.yaml", "max_players: 70000\n")}, "max_players 70000 out of range 0-65535"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

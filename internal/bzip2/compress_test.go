@@ -1,14 +1,12 @@
-package bzip2enc
+package bzip2
 
 import (
 	"bytes"
-	"compress/bzip2"
+	stdbzip2 "compress/bzip2"
 	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	bzip2dec "github.com/gsq-project/gsq/internal/bzip2"
 )
 
 // inputs are the shapes a bzip2 encoder gets wrong: nothing, one byte,
@@ -56,7 +54,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			z := Compress(nil, in)
-			out, err := io.ReadAll(bzip2.NewReader(bytes.NewReader(z)))
+			out, err := io.ReadAll(stdbzip2.NewReader(bytes.NewReader(z)))
 			if err != nil {
 				t.Fatalf("compress/bzip2 rejects the stream: %v", err)
 			}
@@ -65,7 +63,7 @@ func TestRoundTrip(t *testing.T) {
 			}
 			// The bounded decoder gsq reads replies with, written apart.
 			dst := make([]byte, len(in))
-			if n, err := bzip2dec.Decode(dst, z); err != nil || n != len(in) || !bytes.Equal(dst, in) {
+			if n, err := Decode(dst, z); err != nil || n != len(in) || !bytes.Equal(dst, in) {
 				t.Fatalf("internal/bzip2: %d bytes, %v", n, err)
 			}
 		})
@@ -89,7 +87,7 @@ func TestCompresses(t *testing.T) {
 func TestChecksum(t *testing.T) {
 	t.Parallel()
 	// The CRC-32/BZIP2 check value of "123456789".
-	if got := checksum([]byte("123456789")); got != 0xFC891918 {
+	if got := crc([]byte("123456789")); got != 0xFC891918 {
 		t.Errorf("checksum = %#x, want 0xfc891918", got)
 	}
 }
@@ -106,7 +104,7 @@ func TestCodeLengthsBounded(t *testing.T) {
 	lengths := codeLengths(freq)
 	kraft := 0.0
 	for _, l := range lengths {
-		if l < 1 || l > maxCodeLen {
+		if l < 1 || l > maxEncodeLen {
 			t.Fatalf("code length %d", l)
 		}
 		kraft += 1 / float64(uint64(1)<<l)
@@ -124,7 +122,7 @@ func FuzzCompress(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		z := Compress(nil, in)
-		out, err := io.ReadAll(bzip2.NewReader(bytes.NewReader(z)))
+		out, err := io.ReadAll(stdbzip2.NewReader(bytes.NewReader(z)))
 		if err != nil || !bytes.Equal(out, in) {
 			t.Fatalf("round trip of %q: %v, %q", in, err, out)
 		}

@@ -1,6 +1,6 @@
 //go:build interop
 
-package bzip2enc
+package bzip2
 
 import (
 	"bytes"

@@ -1,4 +1,6 @@
-// Package bzip2enc writes bzip2 streams. The standard library reads bzip2
+package bzip2
+
+// Compress writes bzip2 streams. The standard library reads bzip2
 // but does not write it, and the only writer a fake A2S server needs is
 // one whose output every bzip2 reader accepts: old Source engines sent
 // split replies compressed with bzip2, and a2stest plays them. So this
@@ -8,9 +10,8 @@
 // better tables, and it sorts rotations by prefix doubling, O(n log n),
 // which suits the few kilobytes of a game server's reply.
 //
-// The format is Julian Seward's bzip2 1.0 (bzip2.org); compress/bzip2 and
-// the reference bzip2 command read what Compress writes.
-package bzip2enc
+// compress/bzip2, Decode and the reference bzip2 command read what
+// Compress writes.
 
 import (
 	"slices"
@@ -22,10 +23,9 @@ const (
 	level = 1
 	// maxBlock is the most run-length-coded bytes a block holds; readers
 	// allocate level*100,000, and the reference encoder stops 19 short.
-	maxBlock    = level*100000 - 19
-	maxCodeLen  = 17 // the reference encoder's longest code; readers take 20
-	groupSize   = 50 // symbols per Huffman selector
-	tablesCount = 2  // the format wants 2 to 6 tables; both are the same here
+	maxBlock     = level*100000 - 19
+	maxEncodeLen = 17 // the reference encoder's longest code; readers take 20
+	tablesCount  = 2  // the format wants 2 to 6 tables; both are the same here
 )
 
 // Compress returns the bzip2 stream of src appended to dst.
@@ -35,9 +35,9 @@ func Compress(dst, src []byte) []byte {
 	var combined uint32
 	for len(src) > 0 {
 		block, n := runLength(src)
-		crc := checksum(src[:n])
-		combined = (combined<<1 | combined>>31) ^ crc
-		writeBlock(&w, block, crc)
+		sum := crc(src[:n])
+		combined = (combined<<1 | combined>>31) ^ sum
+		writeBlock(&w, block, sum)
 		src = src[n:]
 	}
 	w.bits(0x1772, 16) // end of stream: the digits of sqrt(pi)
@@ -200,12 +200,8 @@ func transform(block []byte) (last []byte, origin int) {
 }
 
 // Symbols after move-to-front coding: runs of zeros are written in
-// bijective base 2 with runA (1) and runB (2); a move-to-front index m > 0
-// is m+1; endOfBlock closes the block.
-const (
-	runA = 0
-	runB = 1
-)
+// bijective base 2 with runA (1) and runB (2) (see bzip2.go); a
+// move-to-front index m > 0 is m+1; endOfBlock closes the block.
 
 // moveToFront codes the transformed block as symbols, and reports which
 // byte values it uses and the size of its symbol alphabet.
@@ -246,7 +242,7 @@ func moveToFront(last []byte) (syms []uint16, used [256]bool, alphabet int) {
 	return syms, used, alphabet
 }
 
-// codeLengths returns Huffman code lengths of at most maxCodeLen bits for
+// codeLengths returns Huffman code lengths of at most maxEncodeLen bits for
 // symbols of the given frequencies. Every symbol gets a code, as the
 // format wants: an unused one counts as used once.
 func codeLengths(freq []int) []uint8 {
@@ -255,8 +251,8 @@ func codeLengths(freq []int) []uint8 {
 		weights[i] = f + 1
 	}
 	for {
-		lengths := huffman(weights)
-		if slices.Max(lengths) <= maxCodeLen {
+		lengths := treeDepths(weights)
+		if slices.Max(lengths) <= maxEncodeLen {
 			return lengths
 		}
 		// Too deep: flatten the weights and try again, as the reference
@@ -267,9 +263,9 @@ func codeLengths(freq []int) []uint8 {
 	}
 }
 
-// huffman returns the depths of the leaves of a Huffman tree built on
+// treeDepths returns the depths of the leaves of a Huffman tree built on
 // weights (at least two).
-func huffman(weights []int) []uint8 {
+func treeDepths(weights []int) []uint8 {
 	type node struct {
 		weight int
 		parent int // index in nodes; -1 for the root
@@ -314,7 +310,7 @@ func huffman(weights []int) []uint8 {
 func canonicalCodes(lengths []uint8) []uint32 {
 	codes := make([]uint32, len(lengths))
 	var code uint32
-	for l := uint8(1); l <= maxCodeLen; l++ {
+	for l := uint8(1); l <= maxEncodeLen; l++ {
 		for s, sl := range lengths {
 			if sl == l {
 				codes[s] = code
@@ -325,31 +321,6 @@ func canonicalCodes(lengths []uint8) []uint32 {
 	}
 	return codes
 }
-
-// checksum is bzip2's CRC-32: polynomial 0x04C11DB7, most significant
-// bit first (where hash/crc32 goes least significant bit first).
-func checksum(b []byte) uint32 {
-	crc := ^uint32(0)
-	for _, c := range b {
-		crc = crc<<8 ^ crcTable[byte(crc>>24)^c]
-	}
-	return ^crc
-}
-
-var crcTable = func() (t [256]uint32) {
-	for i := range t {
-		c := uint32(i) << 24
-		for range 8 {
-			if c&0x80000000 != 0 {
-				c = c<<1 ^ 0x04C11DB7
-			} else {
-				c <<= 1
-			}
-		}
-		t[i] = c
-	}
-	return t
-}()
 
 // bitWriter appends bits to a byte slice, most significant first.
 type bitWriter struct {
