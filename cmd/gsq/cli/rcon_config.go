@@ -96,15 +96,14 @@ var rconConfigKeys = []string{"servers"}
 // parseRconConfig reads the servers of a config file. Its errors name the
 // line at fault and say what was expected, in YAML's terms.
 func parseRconConfig(data []byte) (map[string]rconServer, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+	doc, err := parseYAMLDoc(data)
+	if err != nil {
+		return nil, err
 	}
 	servers := map[string]rconServer{}
-	if len(root.Content) == 0 {
+	if doc == nil {
 		return servers, nil // an empty file
 	}
-	doc := root.Content[0]
 	if err := checkYAMLKeys(doc, rconConfigKeys); err != nil {
 		return nil, err
 	}

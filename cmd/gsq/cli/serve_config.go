@@ -23,12 +23,12 @@ func loadContent(path string) (sim.Content, error) {
 	if err != nil {
 		return c, usageError("%v", err)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return c, usageError("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
+	doc, err := parseYAMLDoc(data)
+	if err != nil {
+		return c, usageError("%s: %v", path, err)
 	}
-	if len(doc.Content) > 0 {
-		if err := decodeYAML(reflect.ValueOf(&c).Elem(), doc.Content[0], ""); err != nil {
+	if doc != nil {
+		if err := decodeYAML(reflect.ValueOf(&c).Elem(), doc, ""); err != nil {
 			return c, usageError("%s: %v", path, err)
 		}
 	}
