@@ -541,10 +541,11 @@ type rconPrinter struct {
 	json     bool // --json
 	colour   bool // render § codes as ANSI (else strip them)
 	terminal bool // stdout is a terminal: neutralise control characters
+	utf8     bool // --encoding reads valid UTF-8 as it is (not latin1)
 }
 
 func newRconPrinter(env *Env, o *rconOptions) *rconPrinter {
-	p := &rconPrinter{env: env, json: o.json}
+	p := &rconPrinter{env: env, json: o.json, utf8: o.encoding != "latin1"}
 	if o.json {
 		return p
 	}
@@ -624,21 +625,33 @@ func (p *rconPrinter) result(cmd string, body []byte, decode func([]byte) string
 		p.env.Stdout.Write(append(b, "}\n"...))
 		return
 	}
-	last := ""
+	tail := -1    // the last byte written
 	if p.colour { // colours carry across lines: render the text whole
-		last = p.render(decode(body))
-		p.text(last)
+		if text := p.render(decode(body)); text != "" {
+			tail = int(text[len(text)-1])
+			p.text(text)
+		}
 	} else {
 		chunks(body, func(c []byte) {
-			if text := p.render(decode(c)); text != "" {
-				last = text
+			if len(c) > 0 && p.verbatim(c) { // spares a copy of a long output
+				tail = int(c[len(c)-1])
+				p.env.Stdout.Write(c)
+			} else if text := p.render(decode(c)); text != "" {
+				tail = int(text[len(text)-1])
 				p.text(text)
 			}
 		})
 	}
-	if last != "" && !strings.HasSuffix(last, "\n") {
+	if tail >= 0 && tail != '\n' {
 		p.text("\n")
 	}
+}
+
+// verbatim reports whether b prints as it is: valid UTF-8 read as UTF-8,
+// with no § code and, on a terminal, no control character.
+func (p *rconPrinter) verbatim(b []byte) bool {
+	return p.utf8 && utf8.Valid(b) && !bytes.Contains(b, []byte("§")) &&
+		!(p.terminal && bytes.ContainsFunc(b, isControl))
 }
 
 // appendObject appends o's JSON to b.
