@@ -685,3 +685,27 @@ func writeFileMode(t *testing.T, path, body string, mode os.FileMode) {
 		t.Fatal(err)
 	}
 }
+
+// A password that is a letter or a digit of the messages leaves them
+// intact: the password is kept out of messages where they are made, not
+// masked in them afterwards (which turned "authentication failed" into
+// "auth********ntication fail********d" for the password "e", and told
+// the password).
+func TestRconShortPasswordMessagesIntact(t *testing.T) {
+	t.Parallel()
+	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
+	for _, pw := range []string{"e", "1", "x", "a", "0"} {
+		for _, tc := range []struct {
+			addr, want string
+			code       int
+		}{
+			{addr, "rcon: login " + addr + ": authentication failed: the server answered the login with id -1 (wrong password)", ExitAuth},
+			{"127.0.0.1:1", "rcon: dial 127.0.0.1:1: dial tcp 127.0.0.1:1: connect: connection refused", ExitTimeout},
+		} {
+			r := gsqCase{}.run(t, "rcon", "--password", pw, tc.addr, "echo never")
+			if r.code != tc.code || !strings.Contains(r.stderr, tc.want) || strings.Contains(r.stderr, "*") {
+				t.Errorf("--password %s: exit %d, stderr %q; want exit %d and %q", pw, r.code, r.stderr, tc.code, tc.want)
+			}
+		}
+	}
+}
