@@ -275,7 +275,11 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 	}
 	client, err := t.dial(ctx)
 	if err != nil {
-		return silentExit(out.fail(t, "", err, true))
+		code := out.fail(t, "", err, true)
+		if !shell {
+			out.skipped(commandSource(commands, script), scriptIsFile(script), "not run: the login failed")
+		}
+		return silentExit(code)
 	}
 	defer client.Close()
 	if shell {
@@ -303,7 +307,7 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 		if err != nil {
 			code = worseExit(code, out.fail(t, line, err, false))
 			if !o.continueOnError || ctx.Err() != nil {
-				out.skipped(queue, scriptIsFile(script))
+				out.skipped(queue, scriptIsFile(script), "not run: an earlier command failed (--continue-on-error runs the rest)")
 				return silentExit(code)
 			}
 		}
@@ -669,9 +673,11 @@ func (p *rconPrinter) event(typ rcon.PacketType, body []byte) {
 func (p *rconPrinter) text(s string) { io.WriteString(p.env.Stdout, s) }
 
 // skipped writes, with --json, an object for each command an earlier
-// failure kept from running: the remaining arguments, and the rest of a
-// script file (a pipe is not read on, since its writer may be waiting).
-func (p *rconPrinter) skipped(q *commandQueue, toEnd bool) {
+// failure (a command's, or the login's) kept from running, with the error
+// kind "skipped" and the message why: the remaining arguments, and the
+// rest of a script file (a pipe is not read on, since its writer may be
+// waiting).
+func (p *rconPrinter) skipped(q *commandQueue, toEnd bool, why string) {
 	if !p.json {
 		return
 	}
@@ -685,7 +691,7 @@ func (p *rconPrinter) skipped(q *commandQueue, toEnd bool) {
 		o.set("output", nil)
 		var e object
 		e.set("kind", "skipped")
-		e.set("message", "not run: an earlier command failed (--continue-on-error runs the rest)")
+		e.set("message", why)
 		o.set("error", e)
 		p.env.Stdout.Write(append(appendObject(nil, o), '\n'))
 	}

@@ -210,7 +210,9 @@ func TestRconJSON(t *testing.T) {
 			Output  *string
 			Error   struct{ Kind, Message string }
 		}
-		if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		// The login's object first (the command's "skipped" object follows,
+		// see TestRconJSONSkippedAfterLogin).
+		if err := json.NewDecoder(strings.NewReader(r.stdout)).Decode(&res); err != nil {
 			t.Fatalf("bad JSON %q: %v", r.stdout, err)
 		}
 		if res.Command != nil || res.Output != nil || res.Error.Kind != "auth" || res.Error.Message == "" {
