@@ -189,7 +189,8 @@ func TestWrongPasswordPerProfile(t *testing.T) {
 // arrives cut ("€" became 0xAC, "¬"); every later one is exact. With the
 // rust-legacy profile UTF-8 is asked for at once and the first answer is
 // exact too. A blind type-5 packet after every login is not sent: on
-// SRCDS type 5 is a request of its own.
+// SRCDS type 5 is a request of its own. Response.SingleByte marks the
+// answer that came cut, and only that one.
 func TestRustLegacyFirstAnswer(t *testing.T) {
 	t.Parallel()
 	const cmd, exact, cut = "echo grüße €", "grüße €\n", "grüße ¬\n"
@@ -209,8 +210,13 @@ func TestRustLegacyFirstAnswer(t *testing.T) {
 		}
 		defer c.Close()
 		for i, want := range []string{tc.first, tc.next, tc.next} {
-			if got, err := c.Exec(ctx, cmd); err != nil || got != want {
-				t.Errorf("profile %q, answer %d: %q, %v; want %q", tc.profile, i+1, got, err, want)
+			r, err := c.Do(ctx, cmd)
+			if err != nil || r.Text() != want {
+				t.Errorf("profile %q, answer %d: %q, %v; want %q", tc.profile, i+1, r.Text(), err, want)
+			}
+			// Response.SingleByte says which answer came cut.
+			if single := want == cut; r.SingleByte != single {
+				t.Errorf("profile %q, answer %d: SingleByte %v, want %v", tc.profile, i+1, r.SingleByte, single)
 			}
 		}
 	}

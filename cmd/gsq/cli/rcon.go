@@ -302,8 +302,8 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 				return silentExit(worseExit(code, ExitFailure))
 			}
 		}
-		body, err := t.exec(ctx, client, line)
-		out.result(line, body, t.decode, err)
+		r, err := t.exec(ctx, client, line)
+		out.result(line, r, t.decode, err)
 		if err != nil {
 			code = worseExit(code, out.fail(t, line, err, false))
 			if !o.continueOnError || ctx.Err() != nil {
@@ -367,11 +367,10 @@ func (t *rconTarget) dial(ctx context.Context) (*rcon.Client, error) {
 
 // exec runs one command within the timeout and returns its raw output,
 // which then exists once: the client hands its buffer over.
-func (t *rconTarget) exec(ctx context.Context, c *rcon.Client, cmd string) ([]byte, error) {
+func (t *rconTarget) exec(ctx context.Context, c *rcon.Client, cmd string) (*rcon.Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.opts.Timeout)
 	defer cancel()
-	r, err := c.Do(ctx, cmd)
-	return r.Body, err
+	return c.Do(ctx, cmd)
 }
 
 // resolveRconTarget works out the address, dialect, profile, timeout and
@@ -546,6 +545,8 @@ type rconPrinter struct {
 	colour   bool // render § codes as ANSI (else strip them)
 	terminal bool // stdout is a terminal: neutralise control characters
 	utf8     bool // --encoding reads valid UTF-8 as it is (not latin1)
+
+	notedSingleByte bool // the note on legacy Rust's single bytes was given
 }
 
 func newRconPrinter(env *Env, o *rconOptions) *rconPrinter {
@@ -607,7 +608,12 @@ func cut(b []byte) int {
 
 // result prints what one command returned (also the partial output of a
 // failed one). JSON output keeps the text exactly as the server sent it.
-func (p *rconPrinter) result(cmd string, body []byte, decode func([]byte) string, err error) {
+func (p *rconPrinter) result(cmd string, r *rcon.Response, decode func([]byte) string, err error) {
+	if r.SingleByte && !p.notedSingleByte {
+		p.notedSingleByte = true
+		fmt.Fprintln(p.env.Stderr, "gsq: note: the server is legacy Rust, which sent this answer as single bytes (characters above U+00FF are lost); gsq has asked it for UTF-8 for the next answers, and --profile rust-legacy asks before the first")
+	}
+	body := r.Body
 	if p.json {
 		b := jsonenc.AppendString([]byte(`{"command":`), cmd, false)
 		b = append(b, `,"output":"`...)

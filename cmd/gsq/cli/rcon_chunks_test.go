@@ -80,7 +80,7 @@ func TestResultVerbatim(t *testing.T) {
 				var fast, slow strings.Builder
 				env := &Env{Stdout: &fast, Getenv: func(string) string { return "" }, IsTerminal: func(any) bool { return terminal }}
 				p := newRconPrinter(env, &rconOptions{encoding: enc, noColor: true})
-				p.result("c", []byte(s), decoders[enc], nil)
+				p.result("c", &rcon.Response{Body: []byte(s)}, decoders[enc], nil)
 				// The decoding path alone, as before verbatim existed.
 				text := p.render(decoders[enc]([]byte(s)))
 				slow.WriteString(text)
@@ -101,7 +101,8 @@ func TestResultVerbatimAllocations(t *testing.T) {
 	body := bytes.Repeat([]byte("0123456789abcdef grüße\n"), 1<<16) // 1.5 MB
 	env := &Env{Stdout: io.Discard, Getenv: func(string) string { return "" }, IsTerminal: func(any) bool { return false }}
 	p := newRconPrinter(env, &rconOptions{encoding: "auto"})
-	allocs := testing.AllocsPerRun(5, func() { p.result("c", body, decoders["auto"], nil) })
+	r := &rcon.Response{Body: body}
+	allocs := testing.AllocsPerRun(5, func() { p.result("c", r, decoders["auto"], nil) })
 	if allocs > 4 {
 		t.Errorf("%v allocations to print %d bytes that need no decoding", allocs, len(body))
 	}

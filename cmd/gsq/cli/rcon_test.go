@@ -249,6 +249,12 @@ func TestRconEveryProfileWithoutProfile(t *testing.T) {
 				if r.code != ExitOK || r.stdout != want {
 					t.Fatalf("exit %d, %d bytes of stdout (want %d); stderr %s", r.code, len(r.stdout), len(want), r.stderr)
 				}
+				// Legacy Rust's first answer came as single bytes: a note
+				// says so, once, and names the profile that avoids it.
+				note := "gsq: note: the server is legacy Rust"
+				if n := strings.Count(r.stderr, note); n != map[bool]int{true: 1}[p == rcontest.RustLegacy] || n == 1 && !strings.Contains(r.stderr, "--profile rust-legacy") {
+					t.Errorf("%d notes on single bytes in stderr %q", n, r.stderr)
+				}
 			})
 		}
 	}
