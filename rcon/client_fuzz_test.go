@@ -26,6 +26,8 @@ func FuzzClientExec(f *testing.F) {
 		reply []byte
 	}{
 		{0, pkt("ID!!", 0, "hello\n")},
+		{48, cat(pkt("ID!!", 0, "hello\n"), pkt("NX!!", 0, ""), pkt("NX!!", 0, "\x00\x00\x00\x01\x00\x00\x00\x00"))},
+		{32, cat(pkt("ID!!", 0, "x"), pkt("NX!!", 0, ""))},
 		{0, cat(pkt("ID!!", 0, "hello\n"), pkt("NX!!", 0, ""), pkt("NX!!", 0, "\x00\x00\x00\x01\x00\x00\x00\x00"))},
 		{14, cat(pkt("ID!!", 0, "a"), pkt("ID!!", 0, "b"))},
 		{0, cat(pkt("\xff\xff\xff\xff", 4, "[rcon] x"), pkt("ID!!", 0, "x\n"), pkt("\xff\xff\xff\xff", 0, ""))},
@@ -61,7 +63,12 @@ func FuzzClientExec(f *testing.F) {
 			}
 		})
 		const limit = 1 << 16
-		opts := &Options{Dialect: dialect, NoReconnect: true, MaxResponseSize: limit}
+		// Bit 4 pipelines (Source), bit 5 gives the srcds profile: the
+		// client then trusts what it would otherwise test.
+		opts := &Options{Dialect: dialect, NoReconnect: true, MaxResponseSize: limit, Pipeline: mode&16 != 0}
+		if mode&32 != 0 && dialect == DialectSource {
+			opts.Profile = "srcds"
+		}
 		dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		c, err := Dial(dctx, s.addr(), "pw", opts)
