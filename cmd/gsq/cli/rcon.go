@@ -615,11 +615,17 @@ func (p *rconPrinter) result(cmd string, r *rcon.Response, decode func([]byte) s
 	}
 	body := r.Body
 	if p.json {
-		b := jsonenc.AppendString([]byte(`{"command":`), cmd, false)
+		// Room for a piece of output and its usual escapes, so b seldom grows.
+		b := append(make([]byte, 0, 3*outputChunk), `{"command":`...)
+		b = jsonenc.AppendString(b, cmd, false)
 		b = append(b, `,"output":"`...)
 		chunks(body, func(c []byte) {
 			n := len(b)
-			b = jsonenc.AppendString(b, decode(c), false)
+			if p.utf8 && utf8.Valid(c) { // decoding would copy it unchanged
+				b = jsonenc.AppendBytes(b, c, false)
+			} else {
+				b = jsonenc.AppendString(b, decode(c), false)
+			}
 			b = append(b[:n], b[n+1:len(b)-1]...) // without its quotes
 			if len(b) >= outputChunk {
 				p.env.Stdout.Write(b)

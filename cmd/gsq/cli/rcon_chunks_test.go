@@ -2,7 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -91,6 +93,14 @@ func TestResultVerbatim(t *testing.T) {
 					t.Errorf("%q (%s, terminal %v): printed %q, want %q", s, enc, terminal, fast.String(), slow.String())
 				}
 			}
+			// --json: the output is the decoded text.
+			var out strings.Builder
+			env := &Env{Stdout: &out, Getenv: func(string) string { return "" }, IsTerminal: func(any) bool { return false }}
+			newRconPrinter(env, &rconOptions{encoding: enc, json: true}).result("c", &rcon.Response{Body: []byte(s)}, decoders[enc], nil)
+			var o struct{ Output string }
+			if err := json.Unmarshal([]byte(out.String()), &o); err != nil || o.Output != decoders[enc]([]byte(s)) {
+				t.Errorf("%q (%s) as JSON: %s, %v", s, enc, out.String(), err)
+			}
 		}
 	}
 }
@@ -105,5 +115,14 @@ func TestResultVerbatimAllocations(t *testing.T) {
 	allocs := testing.AllocsPerRun(5, func() { p.result("c", r, decoders["auto"], nil) })
 	if allocs > 4 {
 		t.Errorf("%v allocations to print %d bytes that need no decoding", allocs, len(body))
+	}
+	// --json: the encoder's 64 KB buffer, no copy per piece.
+	p = newRconPrinter(env, &rconOptions{encoding: "auto", json: true})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	p.result("c", r, decoders["auto"], nil)
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > uint64(len(body))/4 {
+		t.Errorf("--json allocated %d bytes to print %d that need no decoding", got, len(body))
 	}
 }
