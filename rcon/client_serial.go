@@ -300,7 +300,7 @@ func (c *Client) execOn(ctx context.Context, dl time.Time, cmd string, x *exchan
 	}
 	x.cn, x.id = cn, c.newID()
 	err = c.collect(ctx, dl, cmd, x, &t)
-	x.singleByte = !cn.utf8Sent && c.learned().rust
+	x.singleByte = !cn.utf8Sent && c.srv.Load().rust
 	if err != nil && (errors.Is(err, ErrTimeout) || errors.Is(err, context.Canceled)) {
 		c.abandon(x, &t)
 	}
