@@ -375,3 +375,40 @@ func TestClientSocketOptions(t *testing.T) {
 		t.Errorf("the caller's PacketConn is still open after Close: %v", err)
 	}
 }
+
+// TestGarbageIsNotSilence: a server that answers, but never with OGP, is
+// reported as such once the attempts or the context's deadline run out
+// (a protocol error matching ErrNotOGP and the parse error of its first
+// datagram, not a timeout); a silent one is still a timeout.
+func TestGarbageIsNotSilence(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var n memNet
+		junk := n.listen("10.0.0.3:7776")
+		go func() {
+			for d := range junk.in {
+				junk.WriteTo([]byte("HTTP/1.0 400 Bad Request\r\n\r\n"), net.UDPAddrFromAddrPort(d.from))
+			}
+		}()
+		defer close(junk.in)
+		c, _ := memClient(t, &n, "10.0.0.1:5002")
+		check := func(name string, err error) {
+			t.Helper()
+			var oe *ogp.OpError
+			var ne net.Error
+			const want = "ogp: ping 10.0.0.3:7776: answered, but not with OGP (parse header at offset 0: not an OGP packet)"
+			if err == nil || err.Error() != want || !errors.Is(err, ogp.ErrNotOGP) || !errors.As(err, &oe) {
+				t.Errorf("%s: %v, want %q matching ErrNotOGP", name, err, want)
+			}
+			if errors.Is(err, ogp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() {
+				t.Errorf("%s: %v is a timeout", name, err)
+			}
+		}
+		_, err := c.Ping(t.Context(), junk.addr)
+		check("retries", err)
+		ctx, cancel := context.WithTimeout(t.Context(), 1500*time.Millisecond)
+		defer cancel()
+		_, err = c.Ping(ctx, junk.addr)
+		check("context deadline", err)
+	})
+}

@@ -125,3 +125,13 @@ type ServerError struct {
 func (e *ServerError) Error() string {
 	return fmt.Sprintf("ogp: server answered error %d (%s)", uint8(e.Code), e.Code)
 }
+
+// notOGP is the error of a call whose server sent only datagrams that are
+// not OGP: it matches [ErrNotOGP] and the [*ParseError] of the first.
+type notOGP struct{ err error }
+
+func (e *notOGP) Error() string {
+	return "answered, but not with OGP (" + trimPrefix(e.err) + ")"
+}
+
+func (e *notOGP) Unwrap() []error { return []error{ErrNotOGP, e.err} }
