@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net/netip"
@@ -95,6 +96,10 @@ func (q *a2sQuery) hint(r *result.Result) string {
 	}
 	switch r.Err.Kind {
 	case result.KindTimeout:
+		if errors.Is(r.Err.Err, a2s.ErrIncomplete) {
+			return fmt.Sprintf("%s answered, but fragments of its split reply were lost on the way: "+
+				"try again, or give it more --retries or a longer --deadline", r.Addr)
+		}
 		return fmt.Sprintf("no answer from %s: the query port often differs from the game port "+
 			"(try the server's query port, commonly 27015 or game port + 1)", r.Addr)
 	case result.KindUnreachable:
