@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/ogp"
 	"github.com/gsq-project/gsq/result"
 )
 
@@ -15,17 +16,19 @@ import (
 func TestQueryHintIncompleteSplit(t *testing.T) {
 	t.Parallel()
 	addr := netip.MustParseAddrPort("127.0.0.1:27015")
-	q := &a2sQuery{}
 	for _, tc := range []struct {
+		hint func(*result.Result) string
 		err  error
 		want string
 	}{
-		{fmt.Errorf("a2s: rules: %w: %w", a2s.ErrTimeout, a2s.ErrIncomplete), "answered, but fragments of its split reply were lost"},
-		{a2s.ErrTimeout, "the query port often differs"},
+		{(&a2sQuery{}).hint, fmt.Errorf("a2s: rules: %w: %w", a2s.ErrTimeout, a2s.ErrIncomplete), "answered, but fragments of its split reply were lost"},
+		{(&a2sQuery{}).hint, a2s.ErrTimeout, "the query port often differs"},
+		{(&ogpQuery{}).hint, fmt.Errorf("ogp: query: %w: %w", ogp.ErrTimeout, ogp.ErrIncomplete), "answered, but fragments of its split answer were lost"},
+		{(&ogpQuery{}).hint, ogp.ErrTimeout, "OGP servers answer on their query port"},
 	} {
 		e := result.NewError(tc.err)
-		r := &result.Result{Addr: addr, Err: e, Errors: []result.SectionError{{Section: result.SectionRules, Err: e}}}
-		if got := q.hint(r); !strings.Contains(got, tc.want) {
+		r := &result.Result{Addr: addr, Err: e, Errors: []result.SectionError{{Section: result.SectionInfo, Err: e}}}
+		if got := tc.hint(r); !strings.Contains(got, tc.want) {
 			t.Errorf("%v: hint %q, want %q", tc.err, got, tc.want)
 		}
 	}
