@@ -450,12 +450,16 @@ func (c *Client) garbageFrom(addr netip.AddrPort) garbage {
 	return c.garbage[addr]
 }
 
-// orGarbage is err, the error of a call to addr that got no answer, or,
-// if addr sent datagrams that were not OGP since the call began (when
-// before counted them), the error that says so.
-func (c *Client) orGarbage(addr netip.AddrPort, before garbage, err error) error {
+// unanswered is the error of a call to addr that timed out with err: it
+// says so if addr sent datagrams that were not OGP since the call began
+// (when before counted them), and marks err incomplete if part of a split
+// answer came.
+func (c *Client) unanswered(addr netip.AddrPort, before garbage, asm *reassembly, err error) error {
 	if g := c.garbageFrom(addr); g.n > before.n {
 		return &notOGP{g.err}
+	}
+	if asm.got > 0 {
+		return incomplete{err}
 	}
 	return err
 }
@@ -539,13 +543,13 @@ func (c *Client) exchange(ctx context.Context, addr netip.AddrPort, typ Type, bo
 			asm = reassembly{}
 			continue
 		case errors.Is(err, ErrTimeout): // the context's deadline
-			return Header{}, nil, 0, st, c.orGarbage(addr, junk, err)
+			return Header{}, nil, 0, st, c.unanswered(addr, junk, &asm, err)
 		case err != errAttemptTimeout:
 			return Header{}, nil, 0, st, err
 		}
 		if st.Resent == retries {
 			err := fmt.Errorf("%w after %d %s%s", ErrTimeout, st.Sent, plural(st.Sent, "attempt"), asm.progress())
-			return Header{}, nil, 0, st, c.orGarbage(addr, junk, err)
+			return Header{}, nil, 0, st, c.unanswered(addr, junk, &asm, err)
 		}
 		st.Resent++
 	}
