@@ -1,4 +1,5 @@
-# Developer targets. `make help` lists them.
+# Developer targets. `make help` lists them. Two modules: the root (the
+# library and gsq) and bench/ (benches, and interop tests against Go peers).
 GO ?= go
 
 .PHONY: help test race fuzz interop bench lint demo
@@ -14,17 +15,21 @@ race: ## run the tests under the race detector
 fuzz: ## smoke-run every FuzzX target (15 s each, 6 min in all at most, by default)
 	.ci/fuzz-smoke
 
-interop: ## run the interop tests against qstat, gamedig, go-a2s, gorcon, go-mc and rcon-client
+interop: ## run the interop tests against qstat, gamedig, rcon-client and (in bench/) go-a2s, gorcon, go-mc
 	.ci/install-peers
 	$(GO) test -tags interop -count=1 -run Interop ./...
+	$(GO) test -C bench -tags interop -count=1 -run Interop ./...
 
 bench: ## run the Go benchmarks (figures, not assertions)
 	$(GO) test -run='^$$' -bench=. -benchtime=1s ./...
+	$(GO) test -C bench -run='^$$' -bench=. -benchtime=1s ./...
 
 lint: ## gofmt and go vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	$(GO) vet -tags interop ./...
+	$(GO) -C bench vet ./...
+	$(GO) -C bench vet -tags interop ./...
 
 demo: ## run the demo against the embedded simulated server
 	$(GO) run ./cmd/gsq demo

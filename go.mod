@@ -3,15 +3,12 @@ module github.com/gsq-project/gsq
 go 1.26.0
 
 require (
-	github.com/Tnze/go-mc v1.20.2
 	github.com/dsnet/compress v0.0.1
-	github.com/gorcon/rcon v1.4.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/peterh/liner v1.2.2
 	github.com/prometheus/client_golang v1.23.2
 	github.com/prometheus/client_model v0.6.2
 	github.com/prometheus/common v0.66.1
-	github.com/rumblefrog/go-a2s v1.0.2
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	go.yaml.in/yaml/v3 v3.0.6

@@ -339,13 +339,15 @@ func (c *Client) start(ctx context.Context, nc net.Conn, since time.Time) error 
 // server: a reply id other than the request's (Palworld answers 0, old
 // Conan Exiles 42) is the id its replies carry from then on.
 func (c *Client) login(ctx context.Context, cn *conn, since time.Time) error {
-	// The bound a timeout reports: the context's deadline counts from
-	// when the caller began to connect, Options.Timeout from now.
-	start := since
-	dl, ok := ctx.Deadline()
-	if !ok {
-		start = time.Now()
-		dl = start.Add(c.opts.Timeout)
+	// The login ends at Options.Timeout from now or at the context's
+	// deadline, whichever comes first. The bound a timeout reports: the
+	// context's deadline counts from when the caller began to connect,
+	// Options.Timeout from now.
+	start := time.Now()
+	dl := start.Add(c.opts.Timeout)
+	ctxDeadline, byCtx := ctx.Deadline()
+	if byCtx = byCtx && !ctxDeadline.After(dl); byCtx {
+		start, dl = since, ctxDeadline
 	}
 	cn.nc.SetDeadline(dl)
 	if ctx.Done() != nil {
@@ -362,13 +364,13 @@ func (c *Client) login(ctx context.Context, cn *conn, since time.Time) error {
 		c.opts.Debug("send", cn.peer, masked)
 	}
 	if _, err := cn.nc.Write(b); err != nil {
-		return c.loginErr(ctx, dl.Sub(start), err)
+		return c.loginErr(ctx, byCtx, dl.Sub(start), err)
 	}
 	sent := time.Now()
 	for {
 		p, err := cn.rd.next()
 		if err != nil {
-			return c.loginErr(ctx, dl.Sub(start), err)
+			return c.loginErr(ctx, byCtx, dl.Sub(start), err)
 		}
 		switch {
 		case p.Type == TypeAuthResponse && p.ID == -1:
@@ -388,15 +390,18 @@ func (c *Client) login(ctx context.Context, cn *conn, since time.Time) error {
 	}
 }
 
-// loginErr turns the error that ended a login into the client's errors.
-func (c *Client) loginErr(ctx context.Context, limit time.Duration, err error) error {
+// loginErr turns the error that ended a login into the client's errors;
+// byCtx tells that the login's deadline was the context's.
+func (c *Client) loginErr(ctx context.Context, byCtx bool, limit time.Duration, err error) error {
 	switch {
 	case isTimeoutErr(err):
 		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return ctx.Err()
 		}
 		errs := []error{ErrNoAuthResponse, ErrTimeout}
-		if ctx.Err() != nil {
+		// The socket's deadline may pass a moment before the context's
+		// timer fires: a deadline that was the context's is its error.
+		if byCtx || ctx.Err() != nil {
 			errs = append(errs, context.DeadlineExceeded)
 		}
 		return &causeError{msg: fmt.Sprintf("no answer to the login within %v", limit.Round(time.Millisecond)), errs: errs}

@@ -31,9 +31,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-go build -o "$tmp/fleet" ./bench/a2s/fleet
-go build -o "$tmp/query" ./bench/a2s/query
-go build -o "$tmp/ceiling" ./bench/ceiling
+go -C bench build -o "$tmp/fleet" ./a2s/fleet
+go -C bench build -o "$tmp/query" ./a2s/query
+go -C bench build -o "$tmp/ceiling" ./ceiling
 
 "$tmp/fleet" -n "$N" -out "$tmp/targets.txt" ${FLEET_FLAGS:-} >"$tmp/fleet.out" &
 fleet=$!

@@ -17,7 +17,8 @@ const password = "bench-pw"
 // startServer runs our server on loopback and returns its address.
 func startServer(b testing.TB, d rcon.Dialect) string {
 	b.Helper()
-	s := &rcon.Server{Password: password, Handler: &rcontest.SimHandler{}, Dialect: d, MaxConnsPerAddr: -1}
+	// No connection caps: BenchmarkIdleConnMemory holds 1000 connections from one address.
+	s := &rcon.Server{Password: password, Handler: &rcontest.SimHandler{}, Dialect: d, MaxConnsPerAddr: -1, MaxConns: -1}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

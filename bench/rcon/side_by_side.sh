@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.."
 count=${COUNT:-5}
 benchtime=${BENCHTIME:-1s}
 
-raw=$(go test -run '^$' -bench 'SideBySide|Pipelined|Fetch|IdleConnMemory' -count "$count" -benchtime "$benchtime" ./bench/rcon/ 2>&1) || {
+raw=$(go -C bench test -run '^$' -bench 'SideBySide|Pipelined|Fetch|IdleConnMemory' -count "$count" -benchtime "$benchtime" ./rcon/ 2>&1) || {
 	echo "$raw"
 	exit 1
 }

@@ -37,9 +37,9 @@ trap cleanup EXIT
 
 echo "building into $W ..."
 go build -o "$W/gsq" ./cmd/gsq
-go build -o "$W/goa2s" ./bench/scan/goa2s
-go build -o "$W/responder" ./bench/scan/responder
-go build -o "$W/ceiling" ./bench/ceiling
+go -C bench build -o "$W/goa2s" ./scan/goa2s
+go -C bench build -o "$W/responder" ./scan/responder
+go -C bench build -o "$W/ceiling" ./ceiling
 GAMEDIG="$ROOT/.peers/node_modules/gamedig"
 
 targets() { # targets N FILE: gsq/go-a2s/gamedig list and the qstat list (FILE.q)

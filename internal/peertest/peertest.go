@@ -1,5 +1,6 @@
 // Package peertest runs, for the interop tests, the programs nobody here
-// wrote that gsq is checked against (DESIGN.md, test strategy): qstat from
+// wrote that gsq is checked against, since an implementation tested only
+// against its own fakes can agree with itself and still be wrong: qstat from
 // the system, and the npm peers that .ci/install-peers puts in .peers/.
 package peertest
 

@@ -1,6 +1,8 @@
 // Package wire holds the bounds-checked little-endian reader and the append
-// helpers shared by the protocol codecs (Valve server queries, OGP v0.91 and
-// Source/Minecraft RCON, see ../shared/specs). It uses the standard library
+// helpers shared by the protocol codecs: Valve's server queries and Source
+// RCON (both little-endian, as the Valve Developer Community wiki pages
+// "Server queries" and "Source RCON Protocol" describe them), Minecraft
+// RCON (wiki.vg, "RCON") and OGP v0.91. It uses the standard library
 // only and never panics on short input: every read reports failure instead.
 package wire
 

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -557,20 +558,46 @@ func newRconPrinter(env *Env, o *rconOptions) *rconPrinter {
 // rendering and its JSON.
 const outputChunk = 64 << 10
 
-// chunks calls f with the pieces of b, each ending with a line feed
-// (but the last) and about outputChunk bytes long, so that neither a
-// UTF-8 sequence, a CR LF nor a § code is cut.
+// chunks calls f with the pieces of b, at most 2*outputChunk bytes each,
+// so that decoding and rendering never copy a long output whole: a piece
+// ends after a line feed when one comes within the next outputChunk bytes,
+// else where it cuts no UTF-8 sequence, CR LF nor § code (see cut).
 func chunks(b []byte, f func([]byte)) {
-	for len(b) > outputChunk {
-		i := bytes.IndexByte(b[outputChunk:], '\n')
-		if i < 0 {
-			break
-		}
-		n := outputChunk + i + 1
+	for len(b) > 2*outputChunk {
+		n := cut(b)
 		f(b[:n])
 		b = b[n:]
 	}
 	f(b)
+}
+
+// cut returns where chunks ends the next piece of b (len(b) >
+// 2*outputChunk): after the first line feed past outputChunk bytes, or,
+// for an output with no line feed there, near outputChunk, moved back
+// before a UTF-8 sequence cut in two, a CR (its LF follows) and a § (its
+// code follows), whether the § is UTF-8 or a Latin-1 byte.
+func cut(b []byte) int {
+	if i := bytes.IndexByte(b[outputChunk:2*outputChunk], '\n'); i >= 0 {
+		return outputChunk + i + 1
+	}
+	n := outputChunk
+	for k := range utf8.UTFMax { // a valid sequence is at most this long
+		if utf8.RuneStart(b[outputChunk-k]) {
+			n = outputChunk - k
+			break
+		}
+	}
+	for n > outputChunk/2 {
+		switch r, size := utf8.DecodeLastRune(b[:n]); {
+		case r == '\r', r == '§':
+			n -= size
+		case r == utf8.RuneError && size == 1 && b[n-1] == 0xA7:
+			n-- // § read as Latin-1
+		default:
+			return n
+		}
+	}
+	return n
 }
 
 // result prints what one command returned (also the partial output of a
