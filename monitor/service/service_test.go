@@ -246,3 +246,35 @@ func writeFile(t *testing.T, path, data string) {
 		t.Fatal(err)
 	}
 }
+
+// TestOGP polls fleet servers over OGP, on the OGP session, beside A2S
+// ones: each protocol gets its own session, and both come up.
+func TestOGP(t *testing.T) {
+	t.Parallel()
+	fleet, err := sim.StartFleetAnywhere(sim.FleetConfig{N: 4, Challenge: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fleet.Close()
+	cfg := loadConfig(t, fmt.Sprintf(`servers:
+  - {name: o0, address: '%s', protocol: ogp}
+  - {name: o1, address: '%s', protocol: ogp}
+  - {name: a2, address: '%s'}
+  - {name: a3, address: '%s'}
+`, fleet.Addr(0), fleet.Addr(1), fleet.Addr(2), fleet.Addr(3)))
+	fast(cfg, 200*time.Millisecond)
+	s := start(t, cfg, openStore(t), Options{})
+	up := map[string]monitor.ServerState{}
+	s.await(t, 10*time.Second, "every server up", func(ev monitor.Event) bool {
+		if ev.Kind == monitor.EventUp {
+			up[ev.Server] = *ev.State
+		}
+		return len(up) == 4
+	})
+	for i, name := range []string{"o0", "o1", "a2", "a3"} {
+		st := up[name]
+		if st.Summary.Name == nil || *st.Summary.Name != fmt.Sprintf("gsq fleet server #%d", i) || len(st.Players) != i {
+			t.Errorf("%s: %+v", name, st)
+		}
+	}
+}
