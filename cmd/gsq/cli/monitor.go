@@ -101,6 +101,11 @@ func (l *logger) Printf(format string, args ...any) {
 
 func runMonitor(ctx context.Context, env *Env, cmd *cobra.Command, o *monitorOptions) error {
 	log := &logger{w: env.Stderr}
+	// SIGHUP reloads the config; caught from the start, so that one sent
+	// early does not end the monitor as its default action would.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	loader := &monitor.Loader{
 		Path: o.config, Targets: o.targets, Lists: o.lists,
 		Interval: o.interval, DownAfter: o.downAfter, Protocol: o.protocol,
@@ -171,9 +176,6 @@ func runMonitor(ctx context.Context, env *Env, cmd *cobra.Command, o *monitorOpt
 	runDone := make(chan error, 1)
 	go func() { runDone <- svc.Run(runCtx) }()
 
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
 	var runErr error
 loop:
 	for {
