@@ -60,6 +60,10 @@ func startDemo(env *Env, l *monitor.Loader, o *monitorOptions) (stop func(), err
 	}
 	fmt.Fprintf(env.Stdout, "gsq monitor --demo: %d simulated servers on %s and up; players come and go every few seconds.\n",
 		fleet.Len(), fleet.Addr(0).Addr())
-	fmt.Fprintf(env.Stdout, "Open the page below: the charts fill within a minute. Ctrl-C stops the demo and deletes its history.\n")
+	end := "Ctrl-C stops the demo and deletes its history."
+	if dir == "" {
+		end = "Ctrl-C stops the demo; its history stays in " + l.DB + "."
+	}
+	fmt.Fprintf(env.Stdout, "Open the page below: the charts fill within a minute. %s\n", end)
 	return stop, nil
 }
