@@ -168,7 +168,7 @@ func runMonitor(ctx context.Context, env *Env, cmd *cobra.Command, o *monitorOpt
 	if token == "" && !loopback(ln.Addr()) {
 		log.Printf("monitor: listening on %s without a token: anyone who reaches it sees every server and may send probes (give --token)", ln.Addr())
 	}
-	log.Printf("monitor: %d servers, history in %s", len(cfg.Servers), redactDSN(dsn))
+	log.Printf("monitor: %d servers, history in %s", len(cfg.Servers), store.Describe(dsn))
 	fmt.Fprintf(env.Stdout, "gsq monitor: the page is at %s (metrics at %smetrics)\n", url, url)
 
 	runCtx, cancel := context.WithCancel(ctx)
@@ -251,18 +251,3 @@ func loopback(a net.Addr) bool {
 	return ok && ta.IP.IsLoopback()
 }
 
-// redactDSN hides a PostgreSQL DSN's password.
-func redactDSN(dsn string) string {
-	if !strings.Contains(dsn, "://") {
-		return dsn
-	}
-	if i := strings.Index(dsn, "://"); i >= 0 {
-		rest := dsn[i+3:]
-		if at := strings.LastIndex(rest, "@"); at >= 0 {
-			if c := strings.Index(rest[:at], ":"); c >= 0 {
-				return dsn[:i+3] + rest[:c] + ":xxxxx" + rest[at:]
-			}
-		}
-	}
-	return dsn
-}

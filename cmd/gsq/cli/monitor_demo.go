@@ -9,6 +9,7 @@ import (
 
 	"github.com/gsq-project/gsq/internal/sim"
 	"github.com/gsq-project/gsq/monitor"
+	"github.com/gsq-project/gsq/store"
 )
 
 // demoInterval is how often --demo polls, unless --interval says: often
@@ -62,7 +63,7 @@ func startDemo(env *Env, l *monitor.Loader, o *monitorOptions) (stop func(), err
 		fleet.Len(), fleet.Addr(0).Addr())
 	end := "Ctrl-C stops the demo and deletes its history."
 	if dir == "" {
-		end = "Ctrl-C stops the demo; its history stays in " + l.DB + "."
+		end = "Ctrl-C stops the demo; its history stays in " + store.Describe(l.DB) + "."
 	}
 	fmt.Fprintf(env.Stdout, "Open the page below: the charts fill within a minute. %s\n", end)
 	return stop, nil
