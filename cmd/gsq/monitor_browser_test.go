@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -84,8 +85,8 @@ func TestMonitorBrowser(t *testing.T) {
 
 // seedHistory writes an hour of history for one server before the
 // monitor starts, through the store as the monitor writes it, so that the
-// screenshot of its page shows a chart with a past: players following a
-// wave, sessions coming and going.
+// screenshot of its page shows a chart with a past: players drifting
+// around a wave, an outage, sessions coming and going.
 func seedHistory(t *testing.T, db, name, target string) {
 	ctx := context.Background()
 	st, err := store.Open(ctx, db)
@@ -98,10 +99,19 @@ func seedHistory(t *testing.T, db, name, target string) {
 	}
 	pool := []string{"Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi", "Ivan", "Judy", "Mallory", "Oscar"}
 	now := time.Now()
+	rng := rand.New(rand.NewPCG(1, 2))
 	var samples []store.Sample
+	n := 4
 	for at := now.Add(-time.Hour); at.Before(now.Add(-10 * time.Second)); at = at.Add(10 * time.Second) {
 		x := now.Sub(at).Minutes()
-		n := int(math.Round(7 + 5*math.Sin(x/9) + 2*math.Sin(x/2.3)))
+		// A random walk drifting after an evening's wave.
+		target := 8 + 6*math.Sin(x/11)
+		switch d := rng.Float64()*4 - 2 + (target-float64(n))/3; {
+		case d > 1 && n < 16:
+			n++
+		case d < -1 && n > 0:
+			n--
+		}
 		smp := store.Sample{Server: name, Time: at, Up: !(x > 38 && x < 41), Players: n, MaxPlayers: 16, Bots: 0, Map: "de_dust2", Ping: time.Millisecond}
 		if smp.Up {
 			for j := range n {

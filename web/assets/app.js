@@ -477,7 +477,11 @@
       }
       this.step = step;
       this.down = down;
-      this.range = [from, to];
+      // A history younger than the range (a monitor just started, a server
+      // just added) fills the chart rather than a sliver at its right.
+      const first = body.points.find((p) => p.samples > 0);
+      const start = first ? Date.parse(first.time) / 1000 - step : from;
+      this.range = [Math.max(from, Math.min(start, to - 10 * step)), to];
       this.data = [xs, avg, lo, hi, cap];
       const n = body.points.filter((p) => p.up).length;
       $('chart').dataset.points = String(n); // for tests and scripts
