@@ -401,7 +401,7 @@ func (c *Conversation) silence() error {
 	if c.bad != nil {
 		return c.bad
 	}
-	return noAnswer{}
+	return noAnswer{fragments: c.reasm.held()}
 }
 
 // expire ends every section not finished yet as the Deadline does, when
@@ -413,7 +413,7 @@ func (c *Conversation) expire() {
 		c.failLeft(c.bad)
 		return
 	}
-	c.failLeft(noAnswer{ctx: true})
+	c.failLeft(noAnswer{ctx: true, fragments: c.reasm.held()})
 }
 
 // ended is the sections that have ended, answered or failed; INFO not

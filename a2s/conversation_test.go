@@ -461,3 +461,41 @@ func TestConversationChallengeRestartsTimeout(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+// A reply whose split fragments never all come is a timeout still, but
+// one that says the server answered in part: ErrIncomplete, with the
+// number of fragments of unfinished replies, so that nobody is sent to
+// look for the query port of a server that answered.
+func TestConversationIncompleteSplit(t *testing.T) {
+	t.Parallel()
+	ct := startConv(t, &Query{Sections: SectionRules, Retries: -1, Deadline: -1}, 5, true)
+	ct.expect("V5")
+	rules, err := SplitWriter{Size: 200}.AppendFragments(nil, 0x200, ct.encode(convRules))
+	if err != nil || len(rules) < 3 {
+		t.Fatalf("%d fragments, %v", len(rules), err)
+	}
+	ct.recv(rules[0], rules[2], rules[0]) // a duplicate counts once
+	for !ct.c.Done() {
+		ct.wait()
+		ct.send()
+	}
+	err = ct.c.Result().RulesErr
+	var ne interface{ Timeout() bool }
+	if !errors.Is(err, ErrIncomplete) || !errors.Is(err, ErrTimeout) || !errors.As(err, &ne) || !ne.Timeout() {
+		t.Fatalf("%v: want ErrIncomplete and a timeout", err)
+	}
+	if want := "a2s: rules 192.0.2.1:27015: no complete answer (timeout): part of a split reply came, not all (2 fragments)"; err.Error() != want {
+		t.Errorf("message %q, want %q", err, want)
+	}
+	// A reply that did complete leaves no such note.
+	ct = startConv(t, &Query{Sections: SectionRules | SectionPlayers, Retries: -1, Deadline: -1}, 5, true)
+	ct.expect("U5 V5")
+	ct.recv(rules...)
+	for !ct.c.Done() {
+		ct.wait()
+		ct.send()
+	}
+	if err := ct.c.Result().PlayersErr; errors.Is(err, ErrIncomplete) || !errors.Is(err, ErrTimeout) {
+		t.Errorf("players after a whole rules reply: %v", err)
+	}
+}

@@ -77,6 +77,10 @@ var (
 	// not A2S: the error of a section that got nothing else before its
 	// time ran out. It wraps the [*ParseError] of the first such datagram.
 	ErrNotA2S = errors.New("a2s: answered, but not with A2S")
+	// ErrIncomplete means fragments of a split reply came, but not all of
+	// them, before the time ran out: the server answered in part (the
+	// rest was lost on the way). The error is a timeout too.
+	ErrIncomplete = errors.New("a2s: split reply incomplete")
 )
 
 // OpError is the error of a query: the operation ("info", "players",
@@ -89,18 +93,28 @@ var errUnterminated = fmt.Errorf("%w: string has no NUL terminator", ErrTruncate
 
 // noAnswer is the cause of a section that got no answer in time. It
 // matches ErrTimeout and os.ErrDeadlineExceeded, and
-// context.DeadlineExceeded when a context's deadline ended the wait.
-type noAnswer struct{ ctx bool }
+// context.DeadlineExceeded when a context's deadline ended the wait;
+// ErrIncomplete too when fragments of unfinished split replies came.
+type noAnswer struct {
+	ctx       bool
+	fragments int // of split replies that never completed
+}
 
 func (e noAnswer) Error() string {
+	msg := "no answer (timeout)"
 	if e.ctx {
-		return "no answer before the context deadline"
+		msg = "no answer before the context deadline"
 	}
-	return "no answer (timeout)"
+	if e.fragments > 0 {
+		msg = "no complete " + strings.TrimPrefix(msg, "no ")
+		msg += fmt.Sprintf(": part of a split reply came, not all (%d fragment%s)", e.fragments, map[bool]string{true: "s"}[e.fragments > 1])
+	}
+	return msg
 }
 
 func (e noAnswer) Is(target error) bool {
-	return target == ErrTimeout || target == os.ErrDeadlineExceeded || e.ctx && target == context.DeadlineExceeded
+	return target == ErrTimeout || target == os.ErrDeadlineExceeded || e.ctx && target == context.DeadlineExceeded ||
+		e.fragments > 0 && target == ErrIncomplete
 }
 
 // Timeout reports true, as net.Error timeouts do.

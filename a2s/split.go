@@ -462,6 +462,15 @@ func (r *Reassembler) lookup(id uint32) *pendingSplit {
 	return p
 }
 
+// held is the number of distinct fragments held for unfinished replies.
+func (r *Reassembler) held() int {
+	n := 0
+	for _, p := range r.pending {
+		n += len(p.ends)
+	}
+	return n
+}
+
 func (r *Reassembler) drop(id uint32) {
 	for i, p := range r.pending {
 		if p.id == id {

@@ -295,17 +295,11 @@ func (d *draft) parse(data []byte) {
 	}
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 // yamlError reports a YAML syntax error at its line. A tab in an
 // indentation, which the YAML library calls "a character that cannot
 // start any token" (at times without a line), is named as such.
 func (d *draft) yamlError(err error, data []byte) {
-	msg, line := strings.TrimPrefix(err.Error(), "yaml: "), 0
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = m[2]
-	}
+	line, msg := yamlconf.SyntaxError(data, err)
 	if strings.Contains(msg, "cannot start any token") {
 		for i, l := range strings.Split(string(data), "\n") {
 			indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]

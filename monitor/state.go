@@ -34,6 +34,9 @@ type ServerState struct {
 	Status Status    `json:"status"`
 	Since  time.Time `json:"since"` // when Status last changed
 
+	// Interval is how often the server is polled.
+	Interval time.Duration `json:"-"`
+
 	LastPoll            time.Time     `json:"last_poll"`
 	LastSuccess         time.Time     `json:"last_success"`
 	ConsecutiveFailures int           `json:"consecutive_failures"`

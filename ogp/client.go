@@ -42,7 +42,10 @@ const (
 // [Client.Close] to release it.
 //
 // Every error a call returns is an [*OpError] whose cause is a
-// [*CallError], which tells what the call sent.
+// [*CallError], which tells what the call sent. A call that got no
+// answer fails with [ErrTimeout], unless the server sent datagrams that
+// are not OGP meanwhile: then the error matches [ErrNotOGP] and the
+// [*ParseError] of the first, and is not a timeout.
 type Client struct {
 	// Dialect is the wire layout; V091 by default.
 	Dialect Dialect
@@ -85,6 +88,14 @@ type Client struct {
 	loopDone   chan struct{} // closed when the read loop returns
 	calls      map[callKey]chan delivery
 	challenges map[netip.AddrPort]uint32
+	garbage    map[netip.AddrPort]garbage // datagrams that were not OGP, per source
+}
+
+// garbage counts the datagrams from one source that were not OGP, and
+// keeps the parse error of the first.
+type garbage struct {
+	n   uint64
+	err error
 }
 
 type callKey struct {
@@ -362,6 +373,9 @@ func (c *Client) readLoop(r *udpio.Reader, done chan struct{}) {
 // deliver hands the datagram b from from to the call it answers.
 func (c *Client) deliver(from netip.AddrPort, b []byte) {
 	h, _, err := ParseHeader(b)
+	if err != nil && from.IsValid() {
+		c.noteGarbage(unmapped(from), err)
+	}
 	if err != nil || !from.IsValid() || h.Flags&FlagAnswer == 0 || h.Flags&FlagRequestID == 0 {
 		return
 	}
@@ -415,6 +429,41 @@ func (c *Client) loopError() error {
 	return c.loopErr
 }
 
+// noteGarbage counts a datagram from addr that is not OGP.
+func (c *Client) noteGarbage(addr netip.AddrPort, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.garbage == nil || len(c.garbage) >= maxCachedChallenges {
+		c.garbage = make(map[netip.AddrPort]garbage)
+	}
+	g := c.garbage[addr]
+	if g.err == nil {
+		g.err = err
+	}
+	g.n++
+	c.garbage[addr] = g
+}
+
+func (c *Client) garbageFrom(addr netip.AddrPort) garbage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.garbage[addr]
+}
+
+// unanswered is the error of a call to addr that timed out with err: it
+// says so if addr sent datagrams that were not OGP since the call began
+// (when before counted them), and marks err incomplete if part of a split
+// answer came.
+func (c *Client) unanswered(addr netip.AddrPort, before garbage, asm *reassembly, err error) error {
+	if g := c.garbageFrom(addr); g.n > before.n {
+		return &notOGP{g.err}
+	}
+	if asm.got > 0 {
+		return incomplete{err}
+	}
+	return err
+}
+
 func (c *Client) challenge(addr netip.AddrPort) uint32 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -457,6 +506,7 @@ func (c *Client) exchange(ctx context.Context, addr netip.AddrPort, typ Type, bo
 		return Header{}, nil, 0, st, err
 	}
 	defer c.unregister(key)
+	junk := c.garbageFrom(addr)
 
 	req := Header{Type: typ, Flags: FlagChallenge | FlagRequestID, RequestID: key.id}
 	if typ == TypeDefault {
@@ -492,11 +542,14 @@ func (c *Client) exchange(ctx context.Context, addr netip.AddrPort, typ Type, bo
 			st.Rechallenged++
 			asm = reassembly{}
 			continue
+		case errors.Is(err, ErrTimeout): // the context's deadline
+			return Header{}, nil, 0, st, c.unanswered(addr, junk, &asm, err)
 		case err != errAttemptTimeout:
 			return Header{}, nil, 0, st, err
 		}
 		if st.Resent == retries {
-			return Header{}, nil, 0, st, fmt.Errorf("%w after %d %s%s", ErrTimeout, st.Sent, plural(st.Sent, "attempt"), asm.progress())
+			err := fmt.Errorf("%w after %d %s%s", ErrTimeout, st.Sent, plural(st.Sent, "attempt"), asm.progress())
+			return Header{}, nil, 0, st, c.unanswered(addr, junk, &asm, err)
 		}
 		st.Resent++
 	}

@@ -375,3 +375,81 @@ func TestClientSocketOptions(t *testing.T) {
 		t.Errorf("the caller's PacketConn is still open after Close: %v", err)
 	}
 }
+
+// answering serves addr on n, answering each datagram with reply(it) (nil:
+// no answer) until the test ends.
+func answering(t *testing.T, n *memNet, addr string, reply func([]byte) []byte) *memConn {
+	pc := n.listen(addr)
+	go func() {
+		for d := range pc.in {
+			if b := reply(d.b); b != nil {
+				pc.WriteTo(b, net.UDPAddrFromAddrPort(d.from))
+			}
+		}
+	}()
+	t.Cleanup(func() { close(pc.in) })
+	return pc
+}
+
+// pingEnds pings addr until the attempts run out, then until a context's
+// deadline does, and checks each error.
+func pingEnds(t *testing.T, c *ogp.Client, addr netip.AddrPort, check func(name string, err error)) {
+	t.Helper()
+	_, err := c.Ping(t.Context(), addr)
+	check("retries", err)
+	ctx, cancel := context.WithTimeout(t.Context(), 1500*time.Millisecond)
+	defer cancel()
+	_, err = c.Ping(ctx, addr)
+	check("context deadline", err)
+}
+
+// TestGarbageIsNotSilence: a server that answers, but never with OGP, is
+// reported as such once the attempts or the context's deadline run out
+// (a protocol error matching ErrNotOGP and the parse error of its first
+// datagram, not a timeout).
+func TestGarbageIsNotSilence(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var n memNet
+		junk := answering(t, &n, "10.0.0.3:7776", func([]byte) []byte { return []byte("HTTP/1.0 400 Bad Request\r\n\r\n") })
+		c, _ := memClient(t, &n, "10.0.0.1:5002")
+		pingEnds(t, c, junk.addr, func(name string, err error) {
+			t.Helper()
+			var oe *ogp.OpError
+			var ne net.Error
+			const want = "ogp: ping 10.0.0.3:7776: answered, but not with OGP (parse header at offset 0: not an OGP packet)"
+			if err == nil || err.Error() != want || !errors.Is(err, ogp.ErrNotOGP) || !errors.As(err, &oe) {
+				t.Errorf("%s: %v, want %q matching ErrNotOGP", name, err, want)
+			}
+			if errors.Is(err, ogp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() {
+				t.Errorf("%s: %v is a timeout", name, err)
+			}
+		})
+	})
+}
+
+// TestIncompleteSplitAnswer: a server that sends only part of a split
+// answer answered: the call times out still, with the fragments counted,
+// and the error matches ErrIncomplete, at the end of the attempts and at
+// the context's deadline.
+func TestIncompleteSplitAnswer(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var n memNet
+		half := answering(t, &n, "10.0.0.4:7776", func(b []byte) []byte {
+			req, _, err := ogp.ParseHeader(b)
+			if err != nil {
+				return nil
+			}
+			// Fragment 0 of 3 of a ping answer, the others lost.
+			return packet(ogp.Header{Type: ogp.TypePing, Flags: ogp.FlagAnswer | ogp.FlagRequestID | ogp.FlagSplit, RequestID: req.RequestID, SplitCount: 3}, 1, 2, 3)
+		})
+		c, _ := memClient(t, &n, "10.0.0.1:5003")
+		pingEnds(t, c, half.addr, func(name string, err error) {
+			t.Helper()
+			if !errors.Is(err, ogp.ErrIncomplete) || !errors.Is(err, ogp.ErrTimeout) || !strings.Contains(err.Error(), "(got 1 of 3 fragments)") {
+				t.Errorf("%s: %v, want a timeout matching ErrIncomplete with the fragments counted", name, err)
+			}
+		})
+	})
+}

@@ -43,6 +43,10 @@ var (
 	// matches [os.ErrDeadlineExceeded] under errors.Is, as a socket
 	// deadline does.
 	ErrTimeout error = neterr.Timeout("ogp: timeout")
+	// ErrIncomplete means part of a split answer came, but not all of it,
+	// before the time ran out: the server answered (the rest was lost on
+	// the way). An error that matches it matches ErrTimeout too.
+	ErrIncomplete = errors.New("ogp: split answer incomplete")
 	// ErrTooManyChallenges means the server kept rejecting the challenge
 	// number (error 3) and the client gave up.
 	ErrTooManyChallenges = errors.New("ogp: too many challenge rejections")
@@ -125,3 +129,19 @@ type ServerError struct {
 func (e *ServerError) Error() string {
 	return fmt.Sprintf("ogp: server answered error %d (%s)", uint8(e.Code), e.Code)
 }
+
+// incomplete is the timeout of a call that got part of a split answer:
+// it matches ErrIncomplete besides what the timeout matches.
+type incomplete struct{ error }
+
+func (e incomplete) Unwrap() []error { return []error{e.error, ErrIncomplete} }
+
+// notOGP is the error of a call whose server sent only datagrams that are
+// not OGP: it matches [ErrNotOGP] and the [*ParseError] of the first.
+type notOGP struct{ err error }
+
+func (e *notOGP) Error() string {
+	return "answered, but not with OGP (" + trimPrefix(e.err) + ")"
+}
+
+func (e *notOGP) Unwrap() []error { return []error{ErrNotOGP, e.err} }

@@ -122,6 +122,12 @@ type Response struct {
 	Body    []byte        // the output, raw bytes (see DecodeText)
 	Packets int           // the packets it came in
 	RTT     time.Duration // from the write of the command to the first packet of its answer
+	// SingleByte reports that the server sent this answer's text as single
+	// bytes, each character cut to its low byte: legacy Rust does so until
+	// asked for UTF-8, which a client without the rust-legacy profile does
+	// once the first answer has shown what the server is. Characters above
+	// U+00FF are lost from such an answer.
+	SingleByte bool
 }
 
 // Text returns the output decoded with [DecodeText].
@@ -763,7 +769,7 @@ func (c *Client) Do(ctx context.Context, cmd string) (*Response, error) {
 			r.Body = append([]byte{}, out...)
 		}
 	})
-	r.Packets, r.RTT = x.packets, x.rtt
+	r.Packets, r.RTT, r.SingleByte = x.packets, x.rtt, x.singleByte
 	return r, err
 }
 

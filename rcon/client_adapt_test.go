@@ -186,3 +186,43 @@ func TestWrongPasswordPerProfile(t *testing.T) {
 		})
 	}
 }
+
+// TestRustLegacyFirstAnswer pins what a client without a profile gets
+// from legacy Rust: the server sends single bytes (each UTF-16 unit cut
+// to its low byte) until asked for UTF-8, and the client asks once the
+// first answer's console line showed what the server is, so that answer
+// arrives cut ("€" became 0xAC, "¬"); every later one is exact. With the
+// rust-legacy profile UTF-8 is asked for at once and the first answer is
+// exact too. A blind type-5 packet after every login is not sent: on
+// SRCDS type 5 is a request of its own. Response.SingleByte marks the
+// answer that came cut, and only that one.
+func TestRustLegacyFirstAnswer(t *testing.T) {
+	t.Parallel()
+	const cmd, exact, cut = "echo grüße €", "grüße €\n", "grüße ¬\n"
+	for _, tc := range []struct {
+		profile     string
+		first, next string
+	}{
+		{"", cut, exact},
+		{"rust-legacy", exact, exact},
+	} {
+		s := rcontest.NewServer(rcontest.RustLegacy, "pw", nil)
+		defer s.Close()
+		ctx := bounded(t)
+		c, err := rcon.Dial(ctx, s.Addr().String(), "pw", &rcon.Options{Profile: tc.profile})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		for i, want := range []string{tc.first, tc.next, tc.next} {
+			r, err := c.Do(ctx, cmd)
+			if err != nil || r.Text() != want {
+				t.Errorf("profile %q, answer %d: %q, %v; want %q", tc.profile, i+1, r.Text(), err, want)
+			}
+			// Response.SingleByte says which answer came cut.
+			if single := want == cut; r.SingleByte != single {
+				t.Errorf("profile %q, answer %d: SingleByte %v, want %v", tc.profile, i+1, r.SingleByte, single)
+			}
+		}
+	}
+}

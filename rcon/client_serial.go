@@ -250,6 +250,9 @@ type exchange struct {
 	wantRTT  bool      // the caller wants the round-trip time
 	rtt      time.Duration
 	last     time.Time // when the last packet of the answer (or a part of one) came
+	// singleByte: the answer came from legacy Rust before it was asked
+	// for UTF-8, as single bytes.
+	singleByte bool
 
 	progress int64 // the Reader's progress when last looked at
 }
@@ -323,6 +326,7 @@ func (c *Client) execOn(ctx context.Context, dl time.Time, cmd string, x *exchan
 	}
 	x.cn, x.id = cn, c.newID()
 	err = c.collect(ctx, dl, cmd, x, &t)
+	x.singleByte = !cn.utf8Sent && c.srv.Load().rust
 	if err != nil && (errors.Is(err, ErrTimeout) || errors.Is(err, context.Canceled)) {
 		c.abandon(x, &t)
 	}

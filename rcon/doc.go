@@ -84,8 +84,9 @@
 //     command, and waits the probe wait before that command. The answer
 //     during which the server was recognised may already have come in
 //     single bytes; characters up to U+00FF survive that (as Latin-1),
-//     others are lost on the server. The rust-legacy profile sends the
-//     type-5 packet before the first command.
+//     others are lost on the server; Response.SingleByte marks that
+//     answer. The rust-legacy profile sends the type-5 packet before the
+//     first command.
 //   - A connection lost between commands is dialled again, with backoff,
 //     before the next command is written (unless Options.NoReconnect):
 //     the idle reader notices a close, a keep-alive a silent peer, and a

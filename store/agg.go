@@ -28,7 +28,7 @@ func aggColumns(l Level) string {
 
 // dest returns dest followed by where the agg's columns scan into.
 func (a *agg) dest(dest ...any) []any {
-	return append(dest, &a.polls, nullInt{&a.down}, nullInt{&a.nocount}, &a.min, &a.max, nullInt{&a.sum}, &a.capacity)
+	return append(dest, nullInt{&a.polls}, nullInt{&a.down}, nullInt{&a.nocount}, &a.min, &a.max, nullInt{&a.sum}, &a.capacity)
 }
 
 // nullInt scans a NULL (the sum of no rows) as 0.

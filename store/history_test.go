@@ -292,3 +292,30 @@ func TestRollupsMatchSamples(t *testing.T) {
 		must(t, st.Check(ctx))
 	})
 }
+
+// TestUptimeOfServerWithoutRollups: the uptime of a server with no rows
+// in a level that is rolled up (added late, or silent) is no polls, not
+// an error: the sum of no rows is NULL.
+func TestUptimeOfServerWithoutRollups(t *testing.T) {
+	eachEngine(t, func(t *testing.T, e engine) {
+		ctx := context.Background()
+		st := e.open(t)
+		syncNames(t, st, "a", "b")
+		var samples []Sample
+		for i := range 20 {
+			samples = append(samples, up("a", t0.Add(time.Duration(i)*30*time.Second), 3))
+		}
+		must(t, st.Write(ctx, samples))
+		must(t, st.Maintain(ctx, t0.Add(30*time.Minute)))
+		if n := count(t, st, "SELECT count(*) FROM rollup_minute"); n == 0 {
+			t.Fatal("nothing rolled up: the test tests nothing")
+		}
+		f, polls, err := st.Uptime(ctx, "b", t0.Add(-time.Hour), t0.Add(30*time.Minute))
+		if err != nil || polls != 0 || f != 0 {
+			t.Errorf("b: uptime %v over %d polls, %v; want none", f, polls, err)
+		}
+		if _, polls, err := st.Uptime(ctx, "a", t0.Add(-time.Hour), t0.Add(30*time.Minute)); err != nil || polls != 20 {
+			t.Errorf("a: %d polls, %v; want 20", polls, err)
+		}
+	})
+}

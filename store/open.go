@@ -84,6 +84,15 @@ func Open(ctx context.Context, dsn string, opts ...Option) (Store, error) {
 	}
 }
 
+// Describe names the database dsn opens, for messages: a file's path as
+// given, or a PostgreSQL URL without its password and parameters.
+func Describe(dsn string) string {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return postgresName(dsn, "")
+	}
+	return dsn
+}
+
 // DefaultPath returns where the monitor keeps its history when no
 // database is given: $XDG_STATE_HOME/gsq/monitor.db, or
 // ~/.local/state/gsq/monitor.db when XDG_STATE_HOME is unset (on Windows,

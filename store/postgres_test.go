@@ -48,3 +48,15 @@ func TestPostgresForeignSchema(t *testing.T) {
 		t.Errorf("the foreign schema has %d tables after Open, want its 2", n)
 	}
 }
+
+func TestDescribe(t *testing.T) {
+	for dsn, want := range map[string]string{
+		"/var/lib/gsq/monitor.db": "/var/lib/gsq/monitor.db",
+		"postgres://gsq:s3cret@db.example:5432/gsq?sslmode=disable&search_path=mon": "postgres://gsq@db.example:5432/gsq",
+		"postgresql://db.example/gsq": "postgresql://db.example/gsq",
+	} {
+		if got := Describe(dsn); got != want || strings.Contains(got, "s3cret") {
+			t.Errorf("Describe(%q) = %q, want %q", dsn, got, want)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -33,11 +32,13 @@ func getJSON(t *testing.T, url, token string, wantStatus int, v any) {
 // apiFixture is a store with two hours of history for "alpha" at one
 // poll a minute: up with 0..9 players, except down from 50 to 41 minutes
 // ago; Alice and Bob played, and the map changed once.
-func apiFixture(t *testing.T) (*memStore, *testLive, time.Time) {
+func apiFixture(t *testing.T) (store.Store, *testLive, time.Time) {
 	t.Helper()
-	st := newMemStore()
+	st := newTestStore(t)
 	now := time.Now().Truncate(time.Hour)
-	st.SyncServers(context.Background(), []store.Server{{Name: "alpha", Target: "127.0.0.1:27015", Protocol: "a2s"}, {Name: "retired"}})
+	if err := st.SyncServers(context.Background(), []store.Server{{Name: "alpha", Target: "127.0.0.1:27015", Protocol: "a2s"}, {Name: "retired", Target: "127.0.0.1:27016", Protocol: "a2s"}}); err != nil {
+		t.Fatal(err)
+	}
 	for i := 120; i >= 1; i-- {
 		at := now.Add(-time.Duration(i) * time.Minute)
 		s := store.Sample{Server: "alpha", Time: at, Up: i < 41 || i > 50, Players: i % 10, MaxPlayers: 16, Map: "de_dust2"}
@@ -50,7 +51,9 @@ func apiFixture(t *testing.T) (*memStore, *testLive, time.Time) {
 				s.PlayerList = append(s.PlayerList, store.PlayerSeen{Name: "Bob", Score: 1})
 			}
 		}
-		st.Write(context.Background(), []store.Sample{s})
+		if err := st.Write(context.Background(), []store.Sample{s}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	live := newTestLive(upState("alpha", 9, 16, "de_inferno"), downState("beta"))
 	return st, live, now
@@ -106,8 +109,8 @@ func TestAPIHistory(t *testing.T) {
 		StepSeconds float64 `json:"step_seconds"`
 		Points      []store.Point
 	}
-	from := now.Add(-120 * time.Minute).Format(time.RFC3339)
-	getJSON(t, srv.URL+"/api/v1/servers/alpha/history?from="+url.QueryEscape(from)+"&step=10m", "", 200, &h)
+	from, to := now.Add(-120*time.Minute).Format(time.RFC3339), now.Format(time.RFC3339)
+	getJSON(t, srv.URL+"/api/v1/servers/alpha/history?from="+url.QueryEscape(from)+"&to="+url.QueryEscape(to)+"&step=10m", "", 200, &h)
 	if h.StepSeconds != 600 || len(h.Points) != 12 {
 		t.Fatalf("step %v, %d points; want 600 and 12", h.StepSeconds, len(h.Points))
 	}
@@ -174,7 +177,10 @@ func TestAPIUptimeRecordsMapsSessions(t *testing.T) {
 		}
 	}
 	getJSON(t, srv.URL+"/api/v1/servers/alpha/sessions", "", 200, &sess)
-	if len(sess.Sessions) != 2 { // Alice, then Bob (newest first)
+	// Newest first: Bob; Alice again after the outage (unseen for 10
+	// minutes, longer than the store's session gap); Alice before it.
+	if len(sess.Sessions) != 3 || sess.Sessions[1].Player != "Alice" || !sess.Sessions[1].Online ||
+		sess.Sessions[2].Player != "Alice" || sess.Sessions[2].Online || sess.Sessions[2].Left == nil {
 		t.Fatalf("sessions: %+v", sess.Sessions)
 	}
 	if s := sess.Sessions[0]; s.Player != "Bob" || !s.Online || s.Left != nil || s.DurationSeconds <= 0 {
@@ -223,13 +229,12 @@ func TestAPIErrors(t *testing.T) {
 		t.Errorf("POST /api/v1/servers: %d %s", status, body)
 	}
 
-	// A failing store is a 500 with a message that does not leak its error.
-	st.mu.Lock()
-	st.fail = errors.New("disk on fire at /secret/path")
-	st.mu.Unlock()
+	// A failing store (closed: its errors name the file) is a 500 with a
+	// message that does not leak its error.
+	st.Close()
 	var e errorBody
 	getJSON(t, srv.URL+"/api/v1/servers/alpha/records", "", 500, &e)
-	if e.Error.Code != "internal" || strings.Contains(e.Error.Message, "secret") {
+	if e.Error.Code != "internal" || strings.Contains(e.Error.Message, "monitor.db") || strings.Contains(e.Error.Message, "closed") {
 		t.Errorf("store failure: %+v", e)
 	}
 }

@@ -158,7 +158,7 @@ func TestBadge(t *testing.T) {
 	alpha := upState("alpha", 12, 32, "de_dust2")
 	full := upState("full", 32, 32, "de_dust2")
 	live := newTestLive(alpha, full, downState("beta"))
-	srv, _ := newTestServer(t, newMemStore(), live, Options{})
+	srv, _ := newTestServer(t, newTestStore(t), live, Options{})
 	for _, c := range []struct {
 		path, want string
 		status     int

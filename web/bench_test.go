@@ -37,7 +37,7 @@ func fleet(n int) []monitor.ServerState {
 func benchGet(b *testing.B, n int, path, acceptEncoding string) {
 	live := newTestLive()
 	live.states = fleet(n)
-	h := New(newMemStore(), live, Options{})
+	h := New(newTestStore(b), live, Options{})
 	req := httptest.NewRequest(http.MethodGet, path, nil)
 	if acceptEncoding != "" {
 		req.Header.Set("Accept-Encoding", acceptEncoding)

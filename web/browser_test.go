@@ -5,13 +5,11 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -37,14 +35,6 @@ const (
 //
 //	go test -tags browser -count=1 -run Browser ./web/
 func TestBrowser(t *testing.T) {
-	pw := peertest.Module(t, "playwright-core")
-	chromium := os.Getenv("GSQ_CHROMIUM")
-	if chromium == "" {
-		chromium = "/usr/bin/chromium"
-	}
-	if _, err := os.Stat(chromium); err != nil {
-		t.Fatalf("no Chromium at %s (run .ci/install-peers, or set GSQ_CHROMIUM): %v", chromium, err)
-	}
 	n := 2500
 	if s := os.Getenv("GSQ_BROWSER_SERVERS"); s != "" {
 		var err error
@@ -54,7 +44,7 @@ func TestBrowser(t *testing.T) {
 	}
 
 	now := time.Now()
-	live, st := browserFixture(n, now)
+	live, st := browserFixture(t, n, now)
 	h := New(st, live, Options{})
 	mux := http.NewServeMux()
 	mux.Handle("/", h)
@@ -81,19 +71,8 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", filepath.Join("browsertest", "check.mjs"), srv.URL, shots)
-	cmd.Env = append(os.Environ(), "PLAYWRIGHT_CORE="+pw, "CHROMIUM="+chromium,
+	out := peertest.Playwright(t, 4*time.Minute, filepath.Join("browsertest", "check.mjs"), []string{srv.URL, shots},
 		"HOSTILE_NAME="+hostileName, "HOSTILE_TITLE="+hostileTitle)
-	out, err := cmd.Output()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		t.Fatalf("check.mjs: %v\n%s", err, ee.Stderr)
-	}
-	if err != nil {
-		t.Fatalf("check.mjs: %v", err)
-	}
 	var res struct {
 		Names          []string
 		CountText      string   `json:"count_text"`
@@ -138,7 +117,7 @@ func groupThousands(n int) string {
 // browserFixture makes n servers that look like a real fleet, and a month
 // of history for alpha and charlie: players following the day, two
 // outages, sessions and map changes.
-func browserFixture(n int, now time.Time) (*testLive, *memStore) {
+func browserFixture(t *testing.T, n int, now time.Time) (*testLive, store.Store) {
 	games := []struct {
 		game, prefix string
 		maps         []string
@@ -188,7 +167,14 @@ func browserFixture(n int, now time.Time) (*testLive, *memStore) {
 		live.set(s)
 	}
 
-	st := newMemStore()
+	st := newTestStore(t)
+	var known []store.Server
+	for _, s := range live.Servers() {
+		known = append(known, store.Server{Name: s.Name, Target: s.Target, Protocol: s.Protocol})
+	}
+	if err := st.SyncServers(context.Background(), known); err != nil {
+		t.Fatal(err)
+	}
 	pool := []string{"Alice", "bob", "xX_Sn1per_Xx", "Ærøskøbing", "Zoë", "mallory", "Trent", "carol", "dave", "eve", "<b>not bold</b>", "Peggy", "Victor", "Walter", "Oscar", "Sybil"}
 	for _, name := range []string{"alpha", "charlie"} {
 		s, _ := live.Server(name)
@@ -215,7 +201,9 @@ func browserFixture(n int, now time.Time) (*testLive, *memStore) {
 			}
 			samples = append(samples, sample)
 		}
-		st.Write(context.Background(), samples)
+		if err := st.Write(context.Background(), samples); err != nil {
+			t.Fatal(err)
+		}
 		online := make([]monitor.Player, 0, 8)
 		for j, p := range pool[:8] {
 			online = append(online, monitor.Player{Name: p, Score: int64(30 - j*3), Duration: time.Duration(5+j*11) * time.Minute})

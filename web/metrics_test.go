@@ -101,7 +101,7 @@ func TestMetricsExposition(t *testing.T) {
 	hostile := upState("hostile", 1, 2, "bad\xffmap")
 	hostile.Summary.Name = ptr(`<script>alert(1)</script>"` + strings.Repeat("x", 1000))
 	live := newTestLive(alpha, beta, gamma, hostile)
-	srv, _ := newTestServer(t, newMemStore(), live, Options{})
+	srv, _ := newTestServer(t, newTestStore(t), live, Options{})
 
 	fams := scrape(t, srv.URL+"/metrics", "")
 	a := map[string]string{"server": "alpha", "target": "127.0.0.1:27015", "protocol": "a2s", "region": "eu", "label_name": "collides", "team_owner": "ops"}
@@ -186,7 +186,7 @@ func TestMetricsPlayers(t *testing.T) {
 		{Name: "Bob", Score: 4, Duration: 30 * time.Second},
 		{Name: "Alice", Score: 1, Duration: 5 * time.Second}, // same name: one series
 	}
-	srv, _ := newTestServer(t, newMemStore(), newTestLive(s), Options{PlayerMetrics: true})
+	srv, _ := newTestServer(t, newTestStore(t), newTestLive(s), Options{PlayerMetrics: true})
 	fams := scrape(t, srv.URL+"/metrics", "")
 	mustSample(t, fams, "gameserver_player_connected_seconds", map[string]string{"server": "alpha", "player": "Alice"}, 90)
 	mustSample(t, fams, "gameserver_player_score", map[string]string{"server": "alpha", "player": "Bob"}, 4)
@@ -198,7 +198,7 @@ func TestMetricsPlayers(t *testing.T) {
 func TestMetricsReadsCachedState(t *testing.T) {
 	t.Parallel()
 	live := newTestLive(upState("alpha", 1, 2, "m"))
-	srv, _ := newTestServer(t, newMemStore(), live, Options{})
+	srv, _ := newTestServer(t, newTestStore(t), live, Options{})
 	for range 3 {
 		scrape(t, srv.URL+"/metrics", "")
 	}

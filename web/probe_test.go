@@ -68,7 +68,7 @@ func TestProbeSuccess(t *testing.T) {
 	t.Cleanup(fake.Close)
 	live := newTestLive()
 	live.probeFn, _ = a2sProbe(t)
-	srv, _ := newTestServer(t, newMemStore(), live, Options{ProbeTimeout: 5 * time.Second})
+	srv, _ := newTestServer(t, newTestStore(t), live, Options{ProbeTimeout: 5 * time.Second})
 
 	fams := scrape(t, probeURL(srv.URL, fake.Addr().String(), "a2s"), "")
 	mustSample(t, fams, "probe_success", nil, 1)
@@ -100,7 +100,7 @@ func TestProbeFailure(t *testing.T) {
 	pc.Close()
 	live := newTestLive()
 	live.probeFn, _ = a2sProbe(t)
-	srv, _ := newTestServer(t, newMemStore(), live, Options{})
+	srv, _ := newTestServer(t, newTestStore(t), live, Options{})
 
 	req, _ := http.NewRequest(http.MethodGet, probeURL(srv.URL, closed, ""), nil)
 	req.Header.Set("X-Prometheus-Scrape-Timeout-Seconds", "1")
@@ -128,7 +128,7 @@ func TestProbeTimeout(t *testing.T) {
 	live := newTestLive()
 	var budgets chan time.Duration
 	live.probeFn, budgets = a2sProbe(t)
-	srv, _ := newTestServer(t, newMemStore(), live, Options{ProbeTimeout: 800 * time.Millisecond})
+	srv, _ := newTestServer(t, newTestStore(t), live, Options{ProbeTimeout: 800 * time.Millisecond})
 	req, _ := http.NewRequest(http.MethodGet, probeURL(srv.URL, silent.LocalAddr().String(), "a2s"), nil)
 	req.Header.Set("X-Prometheus-Scrape-Timeout-Seconds", "1")
 	status, _, body := do(t, req)
@@ -157,7 +157,7 @@ func TestProbeTimeout(t *testing.T) {
 		<-release
 		return monitor.ServerState{}, errors.New("late")
 	}
-	srv2, _ := newTestServer(t, newMemStore(), stuck, Options{})
+	srv2, _ := newTestServer(t, newTestStore(t), stuck, Options{})
 	req, _ = http.NewRequest(http.MethodGet, probeURL(srv2.URL, "127.0.0.1:27015", "a2s"), nil)
 	req.Header.Set("X-Prometheus-Scrape-Timeout-Seconds", "0.3")
 	status, _, body = do(t, req)
@@ -170,7 +170,7 @@ func TestProbeTimeout(t *testing.T) {
 func TestProbeBadParameters(t *testing.T) {
 	t.Parallel()
 	live := newTestLive()
-	srv, _ := newTestServer(t, newMemStore(), live, Options{})
+	srv, _ := newTestServer(t, newTestStore(t), live, Options{})
 	for _, q := range []string{
 		"",
 		"target=",

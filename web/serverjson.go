@@ -16,7 +16,7 @@ import (
 //
 //	{"name", "target", "protocol", "labels"?, "status", "since", "last_poll",
 //	 "last_success", "consecutive_failures", "ping_ms", "query_duration_ms",
-//	 "uptime_24h", "summary", "last_error"?, "queries"?, "players"?}
+//	 "uptime_24h", "interval_seconds"?, "summary", "last_error"?, "queries"?, "players"?}
 //
 // Times are RFC 3339 in UTC with milliseconds, or null; ping_ms,
 // query_duration_ms and uptime_24h are null when unknown. players (who is
@@ -64,6 +64,10 @@ func appendServer(b []byte, s *monitor.ServerState, withPlayers bool) []byte {
 		b = strconv.AppendFloat(b, *s.Uptime24h, 'g', -1, 64)
 	} else {
 		b = append(b, "null"...)
+	}
+	if s.Interval > 0 {
+		b = append(b, `,"interval_seconds":`...)
+		b = strconv.AppendFloat(b, s.Interval.Seconds(), 'g', -1, 64)
 	}
 	b = append(b, `,"summary":`...)
 	b = appendSummary(b, &s.Summary)

@@ -68,7 +68,7 @@ func (s *stream) next(comments bool) (name, data string, err error) {
 func TestStreamDelivers(t *testing.T) {
 	t.Parallel()
 	live := newTestLive(upState("alpha", 1, 2, "m"), upState("beta", 1, 2, "m"))
-	srv, h := newTestServer(t, newMemStore(), live, Options{})
+	srv, h := newTestServer(t, newTestStore(t), live, Options{})
 
 	all := openStream(t, srv.URL+"/api/v1/events", "")
 	<-live.subscribed
@@ -115,7 +115,7 @@ func TestStreamDelivers(t *testing.T) {
 func TestStreamHeartbeat(t *testing.T) {
 	t.Parallel()
 	live := newTestLive()
-	srv, _ := newTestServer(t, newMemStore(), live, Options{Heartbeat: 20 * time.Millisecond})
+	srv, _ := newTestServer(t, newTestStore(t), live, Options{Heartbeat: 20 * time.Millisecond})
 	s := openStream(t, srv.URL+"/api/v1/events", "")
 	if name, text, _ := s.next(true); name != ":" || text != "connected" {
 		t.Fatalf("first line: %q %q", name, text)
@@ -133,7 +133,7 @@ func TestStreamSlowClient(t *testing.T) {
 	t.Parallel()
 	live := newTestLive()
 	const buffer = 8
-	srv, h := newTestServer(t, newMemStore(), live, Options{StreamBuffer: buffer})
+	srv, h := newTestServer(t, newTestStore(t), live, Options{StreamBuffer: buffer})
 
 	slow := openStream(t, srv.URL+"/api/v1/events", "") // never read below
 	<-live.subscribed
@@ -163,7 +163,7 @@ func TestStreamSlowClient(t *testing.T) {
 func TestStreamLimit(t *testing.T) {
 	t.Parallel()
 	live := newTestLive()
-	srv, _ := newTestServer(t, newMemStore(), live, Options{MaxStreams: 1})
+	srv, _ := newTestServer(t, newTestStore(t), live, Options{MaxStreams: 1})
 	openStream(t, srv.URL+"/api/v1/events", "")
 	var e errorBody
 	getJSON(t, srv.URL+"/api/v1/events", "", http.StatusServiceUnavailable, &e)
@@ -177,7 +177,7 @@ func TestStreamLimit(t *testing.T) {
 func TestStreamUnsubscribes(t *testing.T) {
 	t.Parallel()
 	live := newTestLive()
-	srv, h := newTestServer(t, newMemStore(), live, Options{})
+	srv, h := newTestServer(t, newTestStore(t), live, Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/api/v1/events", nil)
 	resp, err := http.DefaultClient.Do(req)

@@ -15,7 +15,8 @@
 #     store/bench_test.go measures the steady state);
 #   - for gsq: /metrics and /api/v1/servers, best and worst of 5 requests.
 # Usage: bench/monitor/monitor.sh   Env: N, INTERVAL, WARMUP, WINDOW, BASE,
-#        GAMEDIG_POOL (concurrent gamedig queries, default 200), PEER=0 skips gamedig.
+#        (BASE: first fleet port, default 10000, below the ephemeral range and
+#        clear of the 27xxx ports of hand-started servers), GAMEDIG_POOL (concurrent gamedig queries, default 200), PEER=0 skips gamedig.
 # The box is shared by other work: its load average is printed with the table.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,7 +25,7 @@ N=${N:-10000}
 INTERVAL=${INTERVAL:-30}
 WARMUP=${WARMUP:-90}
 WINDOW=${WINDOW:-300}
-BASE=${BASE:-20000}
+BASE=${BASE:-10000}
 GAMEDIG_POOL=${GAMEDIG_POOL:-200}
 PEER=${PEER:-1}
 LISTEN=127.0.0.1:${LISTEN_PORT:-19815}
@@ -78,7 +79,7 @@ timed() { # timed URL: "best worst bytes" of 5 GETs, in ms
 		(($(echo "$t > $worst" | bc -l))) && worst=$t
 	done
 	size=$(wc -c <"$W/body")
-	printf '%.1f %.1f %d' "$best" "$worst" "$size"
+	printf '%.1f %.1f %d\n' "$best" "$worst" "$size"
 }
 
 echo "gsq monitor: $N servers every ${INTERVAL}s, warm-up ${WARMUP}s, window ${WINDOW}s ..."

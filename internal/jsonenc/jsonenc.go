@@ -72,6 +72,12 @@ func AppendString(b []byte, s string, escapeHTML bool) []byte {
 	return append(b, '"')
 }
 
+// AppendBytes is AppendString for text held in a byte slice, without
+// copying it into a string first (AppendString does not retain s).
+func AppendBytes(b, s []byte, escapeHTML bool) []byte {
+	return AppendString(b, unsafe.String(unsafe.SliceData(s), len(s)), escapeHTML)
+}
+
 const hex = "0123456789abcdef"
 
 // plainText and plainHTML mark the ASCII bytes a JSON string holds as

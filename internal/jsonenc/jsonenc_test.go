@@ -30,6 +30,9 @@ func check(t *testing.T, s string) {
 		if got, want := string(AppendString(nil, s, html)), reference(t, s, html); got != want {
 			t.Errorf("AppendString(%q, %v) = %s, want %s", s, html, got, want)
 		}
+		if got, want := string(AppendBytes([]byte("x"), []byte(s), html)), "x"+reference(t, s, html); got != want {
+			t.Errorf("AppendBytes(%q, %v) = %s, want %s", s, html, got, want)
+		}
 	}
 	if Plain(s) && string(AppendString(nil, s, false)) != `"`+s+`"` {
 		t.Errorf("Plain(%q) although the string needs escaping", s)

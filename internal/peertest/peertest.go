@@ -23,13 +23,20 @@ func Run(t testing.TB, bin string, args ...string) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, args...).Output()
+	return output(t, exec.CommandContext(ctx, bin, args...), bin)
+}
+
+// output runs cmd and returns its stdout; a failure ends the test with
+// what names it and its stderr.
+func output(t testing.TB, cmd *exec.Cmd, what string) []byte {
+	t.Helper()
+	out, err := cmd.Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			t.Fatalf("%s: %v\n%s", bin, err, ee.Stderr)
+			t.Fatalf("%s: %v\n%s", what, err, ee.Stderr)
 		}
-		t.Fatalf("%s: %v", bin, err)
+		t.Fatalf("%s: %v", what, err)
 	}
 	return out
 }

@@ -1,12 +1,14 @@
-// Package sim simulates game servers for `gsq serve`, `gsq demo`, the
-// benchmarks and the tests. Content describes what a server serves (its
-// name, map, players and rules) and turns it into the replies of each
-// protocol gsq speaks: A2S, OGP v0.91 and RCON. Mux shares one UDP port
-// between A2S and OGP; Server runs one simulated server, A2S and OGP on
-// UDP and RCON on TCP; Fleet runs thousands, one UDP socket each, served
-// by epoll loops on Linux. The replies come from the a2s, ogp and rcon
-// packages' own servers and encoders: nothing here speaks a protocol by
-// hand.
+// Package sim simulates game servers for `gsq serve`, `gsq demo`, `gsq
+// monitor --demo`, the benchmarks and the tests. Content describes what a
+// server serves (its name, map, players and rules) and turns it into the
+// replies of each protocol gsq speaks: A2S, OGP v0.91 and RCON. Mux shares
+// one UDP port between A2S and OGP; Server runs one simulated server, A2S
+// and OGP on UDP and RCON on TCP; Fleet runs thousands, one UDP socket
+// each, served by epoll loops on Linux, with replies that never change;
+// LiveFleet runs a few whose players come and go, and that a test can
+// change, stop and start again. The replies come from the a2s, ogp and
+// rcon packages' own servers and encoders: nothing here speaks a protocol
+// by hand.
 package sim
 
 import (

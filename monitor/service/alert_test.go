@@ -137,3 +137,80 @@ alerts: [down, up]
 		t.Errorf("flap alerts %v, want one down", k)
 	}
 }
+
+// TestAlertsPlayersMapJoin changes a simulated server's content and
+// checks the webhook receiver gets an alert for each rule: the player
+// count crossing a threshold, the map changing, a named player joining
+// and leaving; and none for the changes no rule asks about.
+func TestAlertsPlayersMapJoin(t *testing.T) {
+	t.Parallel()
+	fleet, err := sim.StartLiveFleet(sim.LiveConfig{N: 1, Tick: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fleet.Close()
+	set := func(mapName string, players ...string) {
+		t.Helper()
+		err := fleet.Update(0, func(c *sim.Content) {
+			c.Map, c.MaxPlayers, c.Players = mapName, 32, nil
+			for _, p := range players {
+				c.Players = append(c.Players, sim.Player{Name: p})
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("de_dust2", "Carol")
+	rc := newReceiver(t)
+	cfg := loadConfig(t, fmt.Sprintf(`
+webhooks: [%s]
+alert_cooldown: 0s
+servers:
+  - name: s
+    address: '%s'
+    alerts:
+      - {on: players, threshold: 3, hysteresis: 1, direction: rising}
+      - map
+      - {on: join, player: '^Alice$'}
+      - {on: leave, player: '^Alice$'}
+`, rc.srv.URL, fleet.Addr(0)))
+	fast(cfg, 100*time.Millisecond)
+	s := start(t, cfg, openStore(t), Options{})
+	// The first poll is the baseline: no alert.
+	s.await(t, 10*time.Second, "a first poll", func(ev monitor.Event) bool { return ev.Kind == monitor.EventPoll && ev.State.LastError == nil })
+
+	next := func(want monitor.AlertKind) monitor.Alert {
+		t.Helper()
+		select {
+		case a := <-rc.ch:
+			if a.Kind != want {
+				t.Fatalf("alert %s (%s), want %s", a.Kind, a.Text, want)
+			}
+			return a
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no %s alert within 10 s", want)
+		}
+		return monitor.Alert{}
+	}
+	set("de_dust2", "Carol", "Alice")
+	if a := next(monitor.AlertJoin); a.Player != "Alice" {
+		t.Errorf("join: %+v", a)
+	}
+	set("de_dust2", "Carol", "Alice", "Dave")
+	if a := next(monitor.AlertPlayers); a.Players == nil || *a.Players != 3 || a.Direction != monitor.Rising {
+		t.Errorf("players: %+v", a)
+	}
+	set("de_inferno", "Carol", "Alice", "Dave")
+	if a := next(monitor.AlertMap); a.Map != "de_inferno" || a.PreviousMap != "de_dust2" {
+		t.Errorf("map: %+v", a)
+	}
+	set("de_inferno", "Carol", "Dave")
+	if a := next(monitor.AlertLeave); a.Player != "Alice" {
+		t.Errorf("leave: %+v", a)
+	}
+	s.stop(t)
+	if k := rc.kinds("s"); len(k) != 4 || k[monitor.AlertJoin] != 1 || k[monitor.AlertLeave] != 1 || k[monitor.AlertPlayers] != 1 || k[monitor.AlertMap] != 1 {
+		t.Errorf("alerts %v, want one of each: join, players, map, leave (and none for Carol or Dave)", k)
+	}
+}

@@ -21,7 +21,7 @@ import (
 )
 
 // testScanner bounds a poll to a fraction of the tests' 1 s interval.
-var testScanner = scan.Scanner{Timeout: 100 * time.Millisecond, MinTimeout: 20 * time.Millisecond, Deadline: 400 * time.Millisecond, Retries: 1}
+var testScanner = scan.Scanner{Timeout: 100 * time.Millisecond, MinTimeout: 20 * time.Millisecond, Deadline: 400 * time.Millisecond, Retries: 2}
 
 // loadConfig builds a config as gsq monitor does, from a YAML file and
 // --target flags, at a 1 s interval.
@@ -137,12 +137,13 @@ func TestFleet(t *testing.T) {
 	st := openStore(t)
 	s := start(t, cfg, st, Options{})
 
-	// Two polls of each server: the second asks with the kept challenge.
+	// Three polls of each server: the later ones ask with the kept
+	// challenge.
 	polls := map[string]int{}
 	done := 0
-	s.await(t, 15*time.Second, "two successful polls of every server", func(ev monitor.Event) bool {
+	s.await(t, 15*time.Second, "three successful polls of every server", func(ev monitor.Event) bool {
 		if ev.Kind == monitor.EventPoll && ev.State.LastError == nil {
-			if polls[ev.Server]++; polls[ev.Server] == 2 {
+			if polls[ev.Server]++; polls[ev.Server] == 3 {
 				done++
 			}
 		}
@@ -161,8 +162,8 @@ func TestFleet(t *testing.T) {
 			t.Errorf("server %d: players %v, list of %d, want %d", i, p, len(ss.Players), i%33)
 		}
 	}
-	if ch := fleet.Stats().Challenges; ch > 2*n {
-		t.Errorf("the fleet sent %d challenges for %d servers polled twice or more: the challenge was not kept", ch, n)
+	if ch := fleet.Stats().Challenges; ch >= 2*n {
+		t.Errorf("the fleet sent %d challenges for %d servers polled three times or more: the challenge was not kept", ch, n)
 	}
 
 	// The HTTP side, on a real socket.
@@ -192,7 +193,10 @@ func TestFleet(t *testing.T) {
 		name := fmt.Sprintf("fleet-%02d", i)
 		var samples int
 		err := st.EachSample(context.Background(), store.Span{Server: name, From: from}, func(smp store.Sample) error {
-			if !smp.Up || smp.Players != i%33 || smp.MaxPlayers != 32 {
+			if !smp.Up {
+				return nil // a poll may time out on a busy machine
+			}
+			if smp.Players != i%33 || smp.MaxPlayers != 32 {
 				t.Errorf("%s: sample %+v", name, smp)
 			}
 			samples++
@@ -204,7 +208,7 @@ func TestFleet(t *testing.T) {
 		// Samples are stored to the second: two polls within one second
 		// are one sample.
 		if samples < 1 {
-			t.Errorf("%s: %d samples stored", name, samples)
+			t.Errorf("%s: %d samples up stored", name, samples)
 		}
 	}
 	sess, err := st.Sessions(context.Background(), store.SessionQuery{Server: "fleet-05"})
@@ -241,5 +245,37 @@ func writeFile(t *testing.T, path, data string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestOGP polls fleet servers over OGP, on the OGP session, beside A2S
+// ones: each protocol gets its own session, and both come up.
+func TestOGP(t *testing.T) {
+	t.Parallel()
+	fleet, err := sim.StartFleetAnywhere(sim.FleetConfig{N: 4, Challenge: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fleet.Close()
+	cfg := loadConfig(t, fmt.Sprintf(`servers:
+  - {name: o0, address: '%s', protocol: ogp}
+  - {name: o1, address: '%s', protocol: ogp}
+  - {name: a2, address: '%s'}
+  - {name: a3, address: '%s'}
+`, fleet.Addr(0), fleet.Addr(1), fleet.Addr(2), fleet.Addr(3)))
+	fast(cfg, 200*time.Millisecond)
+	s := start(t, cfg, openStore(t), Options{})
+	up := map[string]monitor.ServerState{}
+	s.await(t, 10*time.Second, "every server up", func(ev monitor.Event) bool {
+		if ev.Kind == monitor.EventUp {
+			up[ev.Server] = *ev.State
+		}
+		return len(up) == 4
+	})
+	for i, name := range []string{"o0", "o1", "a2", "a3"} {
+		st := up[name]
+		if st.Summary.Name == nil || *st.Summary.Name != fmt.Sprintf("gsq fleet server #%d", i) || len(st.Players) != i {
+			t.Errorf("%s: %+v", name, st)
+		}
 	}
 }

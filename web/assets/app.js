@@ -344,7 +344,7 @@
 
   // ---------- server page ----------
   const ranges = { '1h': 3600, '24h': 86400, '7d': 7 * 86400, '30d': 30 * 86400 };
-  const page = { name: null, range: localStorage.getItem('gsq-range') || '24h', state: null, historyAt: 0, timers: {} };
+  const page = { name: null, range: localStorage.getItem('gsq-range') || '1h', state: null, historyAt: 0, timers: {} };
 
   function debounce(key, ms, fn) {
     clearTimeout(page.timers[key]);
@@ -477,7 +477,11 @@
       }
       this.step = step;
       this.down = down;
-      this.range = [from, to];
+      // A history younger than the range (a monitor just started, a server
+      // just added) fills the chart rather than a sliver at its right.
+      const first = body.points.find((p) => p.samples > 0);
+      const start = first ? Date.parse(first.time) / 1000 - step : from;
+      this.range = [Math.max(from, Math.min(start, to - 10 * step)), to];
       this.data = [xs, avg, lo, hi, cap];
       const n = body.points.filter((p) => p.up).length;
       $('chart').dataset.points = String(n); // for tests and scripts
@@ -552,7 +556,13 @@
 
   async function loadHistory() {
     const name = page.name;
-    const body = await api('/api/v1/servers/' + encodeURIComponent(name) + '/history?from=-' + ranges[page.range] + 's');
+    let q = '/history?from=-' + ranges[page.range] + 's';
+    // An hour of a server polled often: buckets of two polls (10 s at
+    // least) rather than minutes, so that a monitor just started draws a
+    // line within a minute.
+    const iv = page.state && page.state.name === name && page.state.interval_seconds;
+    if (iv && ranges[page.range] <= 3600 && iv * 2 < 60) q += '&step=' + Math.max(10, Math.ceil(iv * 2)) + 's';
+    const body = await api('/api/v1/servers/' + encodeURIComponent(name) + q);
     if (name !== page.name) return;
     page.historyAt = Date.now();
     chart.build(body);
@@ -574,12 +584,11 @@
     const base = '/api/v1/servers/' + encodeURIComponent(name);
     const guard = (fn) => (body) => { if (name === page.name) fn(body); };
     return Promise.all([
-      api(base).then(guard(renderHead)),
+      api(base).then(guard(renderHead)).then(loadHistory),
       api(base + '/uptime').then(guard(renderUptime)),
       api(base + '/records').then(guard(renderRecords)),
       api(base + '/sessions?limit=50').then(guard(renderSessions)),
       api(base + '/maps').then(guard(renderMaps)),
-      loadHistory(),
     ]);
   }
 

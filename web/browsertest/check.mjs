@@ -9,48 +9,15 @@
 // downloaded). It checks what a person would see, saves screenshots, and
 // prints one JSON object for the Go test: the server names the list
 // showed, and timings. Any failed check exits non-zero with a message.
-import { createRequire } from 'node:module';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
+import { check, run, shooter, watch } from './common.mjs';
 
-const require = createRequire(import.meta.url);
-const { chromium } = require(process.env.PLAYWRIGHT_CORE);
 const [base, shots] = process.argv.slice(2);
 const hostileName = process.env.HOSTILE_NAME;
 const hostileTitle = process.env.HOSTILE_TITLE;
-mkdirSync(shots, { recursive: true });
-
 const out = { names: [], timings: {} };
-const problems = [];
-function check(ok, what) {
-  if (!ok) problems.push(what);
-}
+const shot = shooter(shots);
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  timeout: 60000,
-});
-
-// watch records console errors, failed requests, CSP violations and
-// uncaught exceptions: the page must have none.
-function watch(page, label) {
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(label + ': console error: ' + m.text());
-  });
-  page.on('pageerror', (e) => problems.push(label + ': uncaught: ' + e.message));
-  page.on('dialog', (d) => {
-    problems.push(label + ': a dialog opened (script ran?): ' + d.message());
-    d.dismiss();
-  });
-}
-
-async function shot(page, name) {
-  await page.screenshot({ path: path.join(shots, name + '.png'), fullPage: false });
-}
-
-try {
+await run(shots, out, async (browser) => {
   // ---------- desktop, list ----------
   const ctx = await browser.newContext({ viewport: { width: 1366, height: 900 }, colorScheme: 'dark' });
   const page = await ctx.newPage();
@@ -124,7 +91,10 @@ try {
   await page.click('.row:not([hidden])'); // navigates within the page
   await page.goto(base + '/s/alpha');
   await page.waitForSelector('#chart .uplot canvas');
-  await page.waitForFunction(() => Number(document.getElementById('chart').dataset.points) > 0);
+  check((await page.getAttribute('#range [data-range="1h"]', 'aria-pressed')) === 'true', 'the first range shown is not the last hour');
+  await page.click('#range [data-range="24h"]');
+  await page.waitForFunction(() => document.querySelector('#range [data-range="24h"]').getAttribute('aria-pressed') === 'true' &&
+    Number(document.getElementById('chart').dataset.points) > 100);
   out.chart_points = Number(await page.getAttribute('#chart', 'data-points'));
   // Hovering the chart shows values in the legend.
   const over = await page.locator('#chart .u-over').boundingBox();
@@ -187,16 +157,6 @@ try {
   await pp.waitForSelector('#chart .uplot canvas');
   check(await pp.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'the phone server page scrolls sideways');
   await shot(pp, 'server-phone-dark');
-  await pp.screenshot({ path: path.join(shots, 'server-phone-dark-full.png'), fullPage: true });
+  await pp.screenshot({ path: shots + '/server-phone-dark-full.png', fullPage: true });
   await phone.close();
-} catch (e) {
-  problems.push('exception: ' + (e && e.stack ? e.stack : e));
-} finally {
-  await browser.close();
-}
-
-console.log(JSON.stringify(out));
-if (problems.length) {
-  console.error(problems.join('\n'));
-  process.exit(1);
-}
+});

@@ -119,7 +119,7 @@ func TestDemo(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("demo exit %d; stderr:\n%s\nstdout:\n%s", code, stderr, stdout)
 	}
-	for _, want := range []string{"gsq simulated server", "de_dust2", "Alice", "mp_timelimit", "Console: hello", "Players (3/24)"} {
+	for _, want := range []string{"gsq simulated server", "de_dust2", "Alice", "mp_timelimit", "Console: hello", "Players (3/24)", "gsq monitor --demo"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, stdout)
 		}

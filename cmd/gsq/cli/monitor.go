@@ -101,6 +101,11 @@ func (l *logger) Printf(format string, args ...any) {
 
 func runMonitor(ctx context.Context, env *Env, cmd *cobra.Command, o *monitorOptions) error {
 	log := &logger{w: env.Stderr}
+	// SIGHUP reloads the config; caught from the start, so that one sent
+	// early does not end the monitor as its default action would.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	loader := &monitor.Loader{
 		Path: o.config, Targets: o.targets, Lists: o.lists,
 		Interval: o.interval, DownAfter: o.downAfter, Protocol: o.protocol,
@@ -160,7 +165,10 @@ func runMonitor(ctx context.Context, env *Env, cmd *cobra.Command, o *monitorOpt
 	go func() { httpDone <- hs.Serve(ln) }()
 
 	url := "http://" + pageHost(ln.Addr().String()) + "/"
-	log.Printf("monitor: %d servers, history in %s", len(cfg.Servers), redactDSN(dsn))
+	if token == "" && !loopback(ln.Addr()) {
+		log.Printf("monitor: listening on %s without a token: anyone who reaches it sees every server and may send probes (give --token)", ln.Addr())
+	}
+	log.Printf("monitor: %d servers, history in %s", len(cfg.Servers), store.Describe(dsn))
 	fmt.Fprintf(env.Stdout, "gsq monitor: the page is at %s (metrics at %smetrics)\n", url, url)
 
 	runCtx, cancel := context.WithCancel(ctx)
@@ -168,9 +176,6 @@ func runMonitor(ctx context.Context, env *Env, cmd *cobra.Command, o *monitorOpt
 	runDone := make(chan error, 1)
 	go func() { runDone <- svc.Run(runCtx) }()
 
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
 	var runErr error
 loop:
 	for {
@@ -240,18 +245,8 @@ func pageHost(addr string) string {
 	return net.JoinHostPort(host, port)
 }
 
-// redactDSN hides a PostgreSQL DSN's password.
-func redactDSN(dsn string) string {
-	if !strings.Contains(dsn, "://") {
-		return dsn
-	}
-	if i := strings.Index(dsn, "://"); i >= 0 {
-		rest := dsn[i+3:]
-		if at := strings.LastIndex(rest, "@"); at >= 0 {
-			if c := strings.Index(rest[:at], ":"); c >= 0 {
-				return dsn[:i+3] + rest[:c] + ":xxxxx" + rest[at:]
-			}
-		}
-	}
-	return dsn
+// loopback reports whether a listener's address is a loopback one.
+func loopback(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gsq-project/gsq/internal/sim"
 	"github.com/gsq-project/gsq/monitor"
+	"github.com/gsq-project/gsq/store"
 )
 
 // demoInterval is how often --demo polls, unless --interval says: often
@@ -60,6 +61,10 @@ func startDemo(env *Env, l *monitor.Loader, o *monitorOptions) (stop func(), err
 	}
 	fmt.Fprintf(env.Stdout, "gsq monitor --demo: %d simulated servers on %s and up; players come and go every few seconds.\n",
 		fleet.Len(), fleet.Addr(0).Addr())
-	fmt.Fprintf(env.Stdout, "Open the page below: the charts fill within a minute. Ctrl-C stops the demo and deletes its history.\n")
+	end := "Ctrl-C stops the demo and deletes its history."
+	if dir == "" {
+		end = "Ctrl-C stops the demo; its history stays in " + store.Describe(l.DB) + "."
+	}
+	fmt.Fprintf(env.Stdout, "Open the page below: the charts fill within a minute. %s\n", end)
 	return stop, nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net/netip"
@@ -95,6 +96,9 @@ func (q *a2sQuery) hint(r *result.Result) string {
 	}
 	switch r.Err.Kind {
 	case result.KindTimeout:
+		if errors.Is(r.Err.Err, a2s.ErrIncomplete) {
+			return lostFragments(r.Addr, "reply")
+		}
 		return fmt.Sprintf("no answer from %s: the query port often differs from the game port "+
 			"(try the server's query port, commonly 27015 or game port + 1)", r.Addr)
 	case result.KindUnreachable:
@@ -102,6 +106,13 @@ func (q *a2sQuery) hint(r *result.Result) string {
 			"(try the server's query port, commonly 27015 or game port + 1)", r.Addr)
 	}
 	return ""
+}
+
+// lostFragments is the hint for a server at addr whose split reply (the
+// protocol's word for it) came only in part.
+func lostFragments(addr netip.AddrPort, reply string) string {
+	return fmt.Sprintf("%s answered, but fragments of its split %s were lost on the way: "+
+		"try again, or give it more --retries or a longer --deadline", addr, reply)
 }
 
 // render prints section s of r (sectionAll: every section) as a table.

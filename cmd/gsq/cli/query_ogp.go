@@ -6,6 +6,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/netip"
@@ -58,6 +59,9 @@ func (q *ogpQuery) ask(ctx context.Context, addr netip.AddrPort, updates chan<- 
 func (q *ogpQuery) hint(r *result.Result) string {
 	if r.Err == nil || len(r.Errors) == 0 || r.Err.Kind != result.KindTimeout {
 		return ""
+	}
+	if errors.Is(r.Err.Err, ogp.ErrIncomplete) {
+		return lostFragments(r.Addr, "answer")
 	}
 	return fmt.Sprintf("no answer from %s: OGP servers answer on their query port "+
 		"(Onset: game port - 1; Warband WSE: 22222 by default), and deployed servers speak --dialect v1", r.Addr)

@@ -275,7 +275,11 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 	}
 	client, err := t.dial(ctx)
 	if err != nil {
-		return silentExit(out.fail(t, "", err, true))
+		code := out.fail(t, "", err, true)
+		if !shell {
+			out.skipped(commandSource(commands, script), scriptIsFile(script), "not run: the login failed")
+		}
+		return silentExit(code)
 	}
 	defer client.Close()
 	if shell {
@@ -298,12 +302,12 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 				return silentExit(worseExit(code, ExitFailure))
 			}
 		}
-		body, err := t.exec(ctx, client, line)
-		out.result(line, body, t.decode, err)
+		r, err := t.exec(ctx, client, line)
+		out.result(line, r, t.decode, err)
 		if err != nil {
 			code = worseExit(code, out.fail(t, line, err, false))
 			if !o.continueOnError || ctx.Err() != nil {
-				out.skipped(queue, scriptIsFile(script))
+				out.skipped(queue, scriptIsFile(script), "not run: an earlier command failed (--continue-on-error runs the rest)")
 				return silentExit(code)
 			}
 		}
@@ -361,11 +365,10 @@ func (t *rconTarget) dial(ctx context.Context) (*rcon.Client, error) {
 
 // exec runs one command within the timeout and returns its raw output,
 // which then exists once: the client hands its buffer over.
-func (t *rconTarget) exec(ctx context.Context, c *rcon.Client, cmd string) ([]byte, error) {
+func (t *rconTarget) exec(ctx context.Context, c *rcon.Client, cmd string) (*rcon.Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.opts.Timeout)
 	defer cancel()
-	r, err := c.Do(ctx, cmd)
-	return r.Body, err
+	return c.Do(ctx, cmd)
 }
 
 // resolveRconTarget works out the address, dialect, profile, timeout and
@@ -539,10 +542,13 @@ type rconPrinter struct {
 	json     bool // --json
 	colour   bool // render § codes as ANSI (else strip them)
 	terminal bool // stdout is a terminal: neutralise control characters
+	utf8     bool // --encoding reads valid UTF-8 as it is (not latin1)
+
+	notedSingleByte bool // the note on legacy Rust's single bytes was given
 }
 
 func newRconPrinter(env *Env, o *rconOptions) *rconPrinter {
-	p := &rconPrinter{env: env, json: o.json}
+	p := &rconPrinter{env: env, json: o.json, utf8: o.encoding != "latin1"}
 	if o.json {
 		return p
 	}
@@ -600,13 +606,24 @@ func cut(b []byte) int {
 
 // result prints what one command returned (also the partial output of a
 // failed one). JSON output keeps the text exactly as the server sent it.
-func (p *rconPrinter) result(cmd string, body []byte, decode func([]byte) string, err error) {
+func (p *rconPrinter) result(cmd string, r *rcon.Response, decode func([]byte) string, err error) {
+	if r.SingleByte && !p.notedSingleByte {
+		p.notedSingleByte = true
+		fmt.Fprintln(p.env.Stderr, "gsq: note: the server is legacy Rust, which sent this answer as single bytes (characters above U+00FF are lost); gsq has asked it for UTF-8 for the next answers, and --profile rust-legacy asks before the first")
+	}
+	body := r.Body
 	if p.json {
-		b := jsonenc.AppendString([]byte(`{"command":`), cmd, false)
+		// Room for a piece of output and its usual escapes, so b seldom grows.
+		b := append(make([]byte, 0, 3*outputChunk), `{"command":`...)
+		b = jsonenc.AppendString(b, cmd, false)
 		b = append(b, `,"output":"`...)
 		chunks(body, func(c []byte) {
 			n := len(b)
-			b = jsonenc.AppendString(b, decode(c), false)
+			if p.utf8 && utf8.Valid(c) { // decoding would copy it unchanged
+				b = jsonenc.AppendBytes(b, c, false)
+			} else {
+				b = jsonenc.AppendString(b, decode(c), false)
+			}
 			b = append(b[:n], b[n+1:len(b)-1]...) // without its quotes
 			if len(b) >= outputChunk {
 				p.env.Stdout.Write(b)
@@ -622,21 +639,33 @@ func (p *rconPrinter) result(cmd string, body []byte, decode func([]byte) string
 		p.env.Stdout.Write(append(b, "}\n"...))
 		return
 	}
-	last := ""
+	tail := -1    // the last byte written
 	if p.colour { // colours carry across lines: render the text whole
-		last = p.render(decode(body))
-		p.text(last)
+		if text := p.render(decode(body)); text != "" {
+			tail = int(text[len(text)-1])
+			p.text(text)
+		}
 	} else {
 		chunks(body, func(c []byte) {
-			if text := p.render(decode(c)); text != "" {
-				last = text
+			if len(c) > 0 && p.verbatim(c) { // spares a copy of a long output
+				tail = int(c[len(c)-1])
+				p.env.Stdout.Write(c)
+			} else if text := p.render(decode(c)); text != "" {
+				tail = int(text[len(text)-1])
 				p.text(text)
 			}
 		})
 	}
-	if last != "" && !strings.HasSuffix(last, "\n") {
+	if tail >= 0 && tail != '\n' {
 		p.text("\n")
 	}
+}
+
+// verbatim reports whether b prints as it is: valid UTF-8 read as UTF-8,
+// with no § code and, on a terminal, no control character.
+func (p *rconPrinter) verbatim(b []byte) bool {
+	return p.utf8 && utf8.Valid(b) && !bytes.Contains(b, []byte("§")) &&
+		!(p.terminal && bytes.ContainsFunc(b, isControl))
 }
 
 // appendObject appends o's JSON to b.
@@ -654,9 +683,11 @@ func (p *rconPrinter) event(typ rcon.PacketType, body []byte) {
 func (p *rconPrinter) text(s string) { io.WriteString(p.env.Stdout, s) }
 
 // skipped writes, with --json, an object for each command an earlier
-// failure kept from running: the remaining arguments, and the rest of a
-// script file (a pipe is not read on, since its writer may be waiting).
-func (p *rconPrinter) skipped(q *commandQueue, toEnd bool) {
+// failure (a command's, or the login's) kept from running, with the error
+// kind "skipped" and the message why: the remaining arguments, and the
+// rest of a script file (a pipe is not read on, since its writer may be
+// waiting).
+func (p *rconPrinter) skipped(q *commandQueue, toEnd bool, why string) {
 	if !p.json {
 		return
 	}
@@ -670,7 +701,7 @@ func (p *rconPrinter) skipped(q *commandQueue, toEnd bool) {
 		o.set("output", nil)
 		var e object
 		e.set("kind", "skipped")
-		e.set("message", "not run: an earlier command failed (--continue-on-error runs the rest)")
+		e.set("message", why)
 		o.set("error", e)
 		p.env.Stdout.Write(append(appendObject(nil, o), '\n'))
 	}

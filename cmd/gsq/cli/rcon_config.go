@@ -94,7 +94,7 @@ func loadRconConfig(path string, explicit bool) (*rconConfig, error) {
 func parseRconConfig(path string, data []byte) (map[string]rconServer, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
+		return nil, fmt.Errorf("%s: %s", path, yamlconf.SyntaxMessage(data, err))
 	}
 	servers := map[string]rconServer{}
 	if len(root.Content) == 0 {

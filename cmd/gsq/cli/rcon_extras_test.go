@@ -190,6 +190,31 @@ func TestRconJSONSkipped(t *testing.T) {
 	}
 }
 
+// A failed login writes its object, then one "skipped" object per
+// command, as a failed command does.
+func TestRconJSONSkippedAfterLogin(t *testing.T) {
+	t.Parallel()
+	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
+	r := gsqCase{vars: map[string]string{"RCON_PASSWORD": "wrong"}}.run(t, "rcon", "--json", addr, "echo a", "echo b")
+	if r.code != ExitAuth {
+		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	want := []string{
+		`"command":null,"output":null,"error":{"kind":"auth"`,
+		`{"command":"echo a","output":null,"error":{"kind":"skipped","message":"not run: the login failed"}}`,
+		`{"command":"echo b","output":null,"error":{"kind":"skipped","message":"not run: the login failed"}}`,
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), r.stdout)
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			t.Errorf("line %d %s, want %s", i+1, lines[i], w)
+		}
+	}
+}
+
 // The simulated handler knows the commands the README shows.
 func TestRconSimKnowsReadmeCommands(t *testing.T) {
 	t.Parallel()

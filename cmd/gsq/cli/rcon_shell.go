@@ -102,8 +102,8 @@ func runRconShell(ctx context.Context, env *Env, t *rconTarget, client *rcon.Cli
 // exec runs one line and prints its output, then any unsolicited packets
 // (Squad chat, Rust console lines) that came meanwhile.
 func (sh *rconShell) exec(ctx context.Context, line string) int {
-	body, err := sh.t.exec(ctx, sh.client, line)
-	sh.out.result(line, body, sh.t.decode, err)
+	r, err := sh.t.exec(ctx, sh.client, line)
+	sh.out.result(line, r, sh.t.decode, err)
 	sh.events()
 	if err == nil {
 		return ExitOK

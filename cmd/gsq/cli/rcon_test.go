@@ -212,7 +212,9 @@ func TestRconJSON(t *testing.T) {
 			Output  *string
 			Error   struct{ Kind, Message string }
 		}
-		if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		// The login's object first (the command's "skipped" object follows,
+		// see TestRconJSONSkippedAfterLogin).
+		if err := json.NewDecoder(strings.NewReader(r.stdout)).Decode(&res); err != nil {
 			t.Fatalf("bad JSON %q: %v", r.stdout, err)
 		}
 		if res.Command != nil || res.Output != nil || res.Error.Kind != "auth" || res.Error.Message == "" {
@@ -248,6 +250,12 @@ func TestRconEveryProfileWithoutProfile(t *testing.T) {
 				want := "first\n" + rcontest.BigOutput(20000) + "c\ngrüße 😀\n" + empty + "Console: hi\n" + rcontest.BigOutput(8192)
 				if r.code != ExitOK || r.stdout != want {
 					t.Fatalf("exit %d, %d bytes of stdout (want %d); stderr %s", r.code, len(r.stdout), len(want), r.stderr)
+				}
+				// Legacy Rust's first answer came as single bytes: a note
+				// says so, once, and names the profile that avoids it.
+				note := "gsq: note: the server is legacy Rust"
+				if n := strings.Count(r.stderr, note); n != map[bool]int{true: 1}[p == rcontest.RustLegacy] || n == 1 && !strings.Contains(r.stderr, "--profile rust-legacy") {
+					t.Errorf("%d notes on single bytes in stderr %q", n, r.stderr)
 				}
 			})
 		}
@@ -685,5 +693,29 @@ func writeFileMode(t *testing.T, path, body string, mode os.FileMode) {
 	}
 	if err := os.Chmod(path, mode); err != nil { // umask
 		t.Fatal(err)
+	}
+}
+
+// A password that is a letter or a digit of the messages leaves them
+// intact: the password is kept out of messages where they are made, not
+// masked in them afterwards (which turned "authentication failed" into
+// "auth********ntication fail********d" for the password "e", and told
+// the password).
+func TestRconShortPasswordMessagesIntact(t *testing.T) {
+	t.Parallel()
+	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{})
+	for _, pw := range []string{"e", "1", "x", "a", "0"} {
+		for _, tc := range []struct {
+			addr, want string
+			code       int
+		}{
+			{addr, "rcon: login " + addr + ": authentication failed: the server answered the login with id -1 (wrong password)", ExitAuth},
+			{"127.0.0.1:1", "rcon: dial 127.0.0.1:1: dial tcp 127.0.0.1:1: connect: connection refused", ExitTimeout},
+		} {
+			r := gsqCase{}.run(t, "rcon", "--password", pw, tc.addr, "echo never")
+			if r.code != tc.code || !strings.Contains(r.stderr, tc.want) || strings.Contains(r.stderr, "*") {
+				t.Errorf("--password %s: exit %d, stderr %q; want exit %d and %q", pw, r.code, r.stderr, tc.code, tc.want)
+			}
+		}
 	}
 }

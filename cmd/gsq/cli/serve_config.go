@@ -27,7 +27,7 @@ func loadContent(path string) (sim.Content, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return c, usageError("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
+		return c, usageError("%s: %s", path, yamlconf.SyntaxMessage(data, err))
 	}
 	if len(doc.Content) > 0 {
 		p := &yamlconf.Problems{Source: path}

@@ -200,6 +200,17 @@ func (f *LiveFleet) Name(i int) string {
 	return f.servers[i].content.Name
 }
 
+// Update changes server i's content with fn, at once: a test sets the
+// map or the players it wants the next query to see. The fleet's own
+// ticks go on changing it too; a test that updates sets a long Tick.
+func (f *LiveFleet) Update(i int, fn func(*Content)) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ls := f.servers[i]
+	fn(&ls.content)
+	return ls.publish()
+}
+
 // Stop closes server i's socket: it no longer answers, and the kernel
 // reports its port closed. Stopping a stopped server does nothing.
 func (f *LiveFleet) Stop(i int) {

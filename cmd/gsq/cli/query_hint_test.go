@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/ogp"
+	"github.com/gsq-project/gsq/result"
+)
+
+// A server whose split reply lost fragments answered: the hint says so,
+// and does not send the user looking for another port.
+func TestQueryHintIncompleteSplit(t *testing.T) {
+	t.Parallel()
+	addr := netip.MustParseAddrPort("127.0.0.1:27015")
+	for _, tc := range []struct {
+		hint func(*result.Result) string
+		err  error
+		want string
+	}{
+		{(&a2sQuery{}).hint, fmt.Errorf("a2s: rules: %w: %w", a2s.ErrTimeout, a2s.ErrIncomplete), "answered, but fragments of its split reply were lost"},
+		{(&a2sQuery{}).hint, a2s.ErrTimeout, "the query port often differs"},
+		{(&ogpQuery{}).hint, fmt.Errorf("ogp: query: %w: %w", ogp.ErrTimeout, ogp.ErrIncomplete), "answered, but fragments of its split answer were lost"},
+		{(&ogpQuery{}).hint, ogp.ErrTimeout, "OGP servers answer on their query port"},
+	} {
+		e := result.NewError(tc.err)
+		r := &result.Result{Addr: addr, Err: e, Errors: []result.SectionError{{Section: result.SectionInfo, Err: e}}}
+		if got := tc.hint(r); !strings.Contains(got, tc.want) {
+			t.Errorf("%v: hint %q, want %q", tc.err, got, tc.want)
+		}
+	}
+}
