@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gsq-project/gsq/internal/ratelog"
+	"github.com/gsq-project/gsq/internal/sourcekey"
 	"github.com/gsq-project/gsq/internal/wire"
 )
 
@@ -229,17 +230,6 @@ const (
 	maxAddrs        = 1 << 16
 )
 
-// addrKey is the address that limits and lockouts count against: the
-// IPv4 address, or the /64 prefix of an IPv6 address.
-func addrKey(a netip.Addr) netip.Addr {
-	a = a.Unmap()
-	if a.Is6() {
-		p, _ := a.Prefix(64)
-		return p.Addr()
-	}
-	return a
-}
-
 // ListenAndServe listens on s.Addr and serves until Shutdown or Close.
 // It always returns a non-nil error; after Shutdown or Close it is
 // [ErrServerClosed].
@@ -378,7 +368,7 @@ func (s *Server) start(nc net.Conn) {
 	remote := addrPortOf(nc.RemoteAddr())
 	now := time.Now()
 	s.mu.Lock()
-	why, evicted := s.admitLocked(addrKey(remote.Addr()), now)
+	why, evicted := s.admitLocked(sourcekey.Of(remote.Addr()), now)
 	if why != "" {
 		s.mu.Unlock()
 		s.log.Printf("refused", "rcon: refused %v: %s", remote, why)
@@ -454,7 +444,7 @@ func (s *Server) forgetLocked(key netip.Addr, st *addrState, now time.Time) {
 func (s *Server) finish(c *serverConn) {
 	s.mu.Lock()
 	s.dropLocked(c)
-	key := addrKey(c.remote.Addr())
+	key := sourcekey.Of(c.remote.Addr())
 	if st := s.addrs[key]; st != nil {
 		st.conns--
 		s.forgetLocked(key, st, time.Now())
@@ -471,7 +461,7 @@ func (s *Server) loggedIn(c *serverConn) {
 		s.anonymous.Remove(c.anonymous)
 		c.anonymous = nil
 	}
-	if st := s.addrs[addrKey(c.remote.Addr())]; st != nil {
+	if st := s.addrs[sourcekey.Of(c.remote.Addr())]; st != nil {
 		st.failures = 0
 	}
 }
@@ -836,7 +826,7 @@ func (c *serverConn) handle(p Packet) bool {
 
 func (c *serverConn) login(p Packet) bool {
 	s := c.srv
-	key := addrKey(c.remote.Addr())
+	key := sourcekey.Of(c.remote.Addr())
 	if s.lockedOut(key) {
 		s.log.Printf("lockout", "rcon: %v: login while locked out; closing", c.remote)
 		return false

@@ -3,6 +3,8 @@ package udpserve
 import (
 	"net/netip"
 	"sync"
+
+	"github.com/gsq-project/gsq/internal/sourcekey"
 )
 
 // RateLimiter is a token bucket per source, the limit of the UDP servers'
@@ -31,20 +33,10 @@ func NewRateLimiter(perSecond, burst float64, sources int) *RateLimiter {
 	return &RateLimiter{rate: perSecond / 1e9, burst: burst, max: max(sources, 1), cur: make(map[netip.Addr]tokenBucket)}
 }
 
-// source is what a request from a counts against.
-func source(a netip.Addr) netip.Addr {
-	a = a.Unmap()
-	if a.Is6() {
-		p, _ := a.Prefix(64)
-		return p.Addr()
-	}
-	return a
-}
-
 // Allow takes a token from the bucket of a's source at now (UnixNano),
 // and reports whether there was one.
 func (l *RateLimiter) Allow(a netip.Addr, now int64) bool {
-	a = source(a)
+	a = sourcekey.Of(a)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b, ok := l.cur[a]
