@@ -15,8 +15,10 @@ import (
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/a2stest"
+	"github.com/gsq-project/gsq/internal/testutil"
 	"github.com/gsq-project/gsq/ogp"
 	"github.com/gsq-project/gsq/ogp/ogptest"
+	"github.com/gsq-project/gsq/protocol"
 	"github.com/gsq-project/gsq/rcon"
 	"github.com/gsq-project/gsq/rcon/rcontest"
 	"github.com/gsq-project/gsq/result"
@@ -30,11 +32,8 @@ import (
 // short is the wait of one attempt against a silent server.
 const short = 20 * time.Millisecond
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+// a2sInfo asks A2S servers for their info.
+var a2sInfo = protocol.A2S.MustPrepare(protocol.Settings{Sections: []result.Section{result.SectionInfo}})
 
 // silentUDP is a loopback UDP socket that never answers; it stays open
 // until the test ends, so no ICMP port unreachable comes back.
@@ -86,10 +85,10 @@ func silentTCP(t *testing.T) string {
 }
 
 // scanOne scans one target with s and returns its result.
-func scanOne(t *testing.T, s *scan.Scanner, addr netip.AddrPort) *scan.Result {
+func scanOne(t *testing.T, s *scan.Scanner, addr netip.AddrPort) *scan.Outcome {
 	t.Helper()
-	var got []*scan.Result
-	if _, err := s.Run(testCtx(t), slices.Values([]scan.Target{{Input: addr.String(), Addr: addr}}), func(r *scan.Result) {
+	var got []*scan.Outcome
+	if _, err := s.Run(testutil.Context(t), slices.Values([]scan.Target{{Input: addr.String(), Addr: addr}}), func(r *scan.Outcome) {
 		got = append(got, r)
 	}); err != nil {
 		t.Fatal(err)
@@ -138,7 +137,7 @@ func TestTimeoutIsNetError(t *testing.T) {
 		t.Parallel()
 		c := &a2s.Client{Timeout: short, Retries: -1}
 		defer c.Close()
-		_, err := c.Info(testCtx(t), udp)
+		_, err := c.Info(testutil.Context(t), udp)
 		checkTimeout(t, "a2s", err, a2s.ErrTimeout, udp.String())
 		c2 := &a2s.Client{Timeout: time.Minute, Deadline: -1}
 		defer c2.Close()
@@ -152,7 +151,7 @@ func TestTimeoutIsNetError(t *testing.T) {
 		t.Parallel()
 		c := &ogp.Client{Timeout: short, Retries: -1}
 		defer c.Close()
-		_, err := c.Ping(testCtx(t), udp)
+		_, err := c.Ping(testutil.Context(t), udp)
 		checkTimeout(t, "ogp", err, ogp.ErrTimeout, udp.String())
 		c2 := &ogp.Client{Timeout: time.Minute}
 		defer c2.Close()
@@ -164,7 +163,7 @@ func TestTimeoutIsNetError(t *testing.T) {
 	})
 	t.Run("rcon", func(t *testing.T) {
 		t.Parallel()
-		_, err := rcon.Dial(testCtx(t), tcp, "pw", &rcon.Options{Timeout: short})
+		_, err := rcon.Dial(testutil.Context(t), tcp, "pw", &rcon.Options{Timeout: short})
 		checkTimeout(t, "rcon", err, rcon.ErrTimeout, tcp)
 		// Options.Timeout bounds the login, though the context allows more.
 		if err != nil && !strings.Contains(err.Error(), "within "+short.String()) {
@@ -178,7 +177,7 @@ func TestTimeoutIsNetError(t *testing.T) {
 	})
 	t.Run("scan", func(t *testing.T) {
 		t.Parallel()
-		s := &scan.Scanner{Protocol: scan.A2S{Info: true}, Retries: -1, Timeout: short, MinTimeout: short, Deadline: -1}
+		s := &scan.Scanner{Query: a2sInfo, Retries: -1, Timeout: short, MinTimeout: short, Deadline: -1}
 		r := scanOne(t, s, udp)
 		if r.Status != scan.StatusTimedOut || r.Result.Err == nil || r.Result.Err.Kind != result.KindTimeout {
 			t.Fatalf("scan of a silent server: status %v, error %+v; want a timeout", r.Status, r.Result.Err)
@@ -226,15 +225,15 @@ func TestRetriesAgree(t *testing.T) {
 			_, _ = c.Ping(ctx, addr)
 		}},
 		{"scan", scan.DefaultRetries, func(ctx context.Context, retries int, addr netip.AddrPort) {
-			s := &scan.Scanner{Protocol: scan.A2S{Info: true}, Retries: retries, Timeout: short, MinTimeout: short, Deadline: -1}
-			_, _ = s.Run(ctx, slices.Values([]scan.Target{{Addr: addr}}), func(*scan.Result) {})
+			s := &scan.Scanner{Query: a2sInfo, Retries: retries, Timeout: short, MinTimeout: short, Deadline: -1}
+			_, _ = s.Run(ctx, slices.Values([]scan.Target{{Addr: addr}}), func(*scan.Outcome) {})
 		}},
 	} {
 		t.Run(tc.pkg, func(t *testing.T) {
 			t.Parallel()
 			for _, retries := range []int{-1, 1, 0} {
 				srv := silentUDP(t)
-				tc.exchange(testCtx(t), retries, addrOf(srv))
+				tc.exchange(testutil.Context(t), retries, addrOf(srv))
 				want := 1 + retries
 				switch {
 				case retries == 0:
@@ -277,7 +276,7 @@ func TestDebugNeverSeesPassword(t *testing.T) {
 			if slices.Contains(known, p.String()) {
 				opts.Profile = p.String()
 			}
-			c, err := rcon.Dial(testCtx(t), srv.Addr().String(), password, opts)
+			c, err := rcon.Dial(testutil.Context(t), srv.Addr().String(), password, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -285,7 +284,7 @@ func TestDebugNeverSeesPassword(t *testing.T) {
 			// ARK never answers a wrong password: the login's Timeout ends it.
 			wrong := *opts
 			wrong.Timeout = 300 * time.Millisecond
-			_, _ = rcon.Dial(testCtx(t), srv.Addr().String(), "wrong-pw", &wrong)
+			_, _ = rcon.Dial(testutil.Context(t), srv.Addr().String(), "wrong-pw", &wrong)
 			mu.Lock()
 			defer mu.Unlock()
 			if seen < 2 {
@@ -313,9 +312,9 @@ func TestServersReportBoundAddress(t *testing.T) {
 		go func() { served <- s.Serve(pc) }()
 		c := &a2s.Client{}
 		defer c.Close()
-		_, _ = c.Ping(testCtx(t), addrOf(pc)) // Serve has started once a request was read
+		_, _ = c.Ping(testutil.Context(t), addrOf(pc)) // Serve has started once a request was read
 		check(t, s.LocalAddr(), pc.LocalAddr())
-		_ = s.Shutdown(testCtx(t))
+		_ = s.Shutdown(testutil.Context(t))
 		<-served
 	})
 	t.Run("ogp", func(t *testing.T) {
@@ -326,11 +325,11 @@ func TestServersReportBoundAddress(t *testing.T) {
 		go func() { served <- s.Serve(pc) }()
 		c := &ogp.Client{}
 		defer c.Close()
-		if _, err := c.Ping(testCtx(t), addrOf(pc)); err != nil {
+		if _, err := c.Ping(testutil.Context(t), addrOf(pc)); err != nil {
 			t.Fatal(err)
 		}
 		check(t, s.LocalAddr(), pc.LocalAddr())
-		_ = s.Shutdown(testCtx(t))
+		_ = s.Shutdown(testutil.Context(t))
 		<-served
 	})
 	t.Run("rcon", func(t *testing.T) {
@@ -342,13 +341,13 @@ func TestServersReportBoundAddress(t *testing.T) {
 		s := &rcon.Server{Password: "pw", Handler: &rcontest.SimHandler{}}
 		served := make(chan error, 1)
 		go func() { served <- s.Serve(l) }()
-		c, err := rcon.Dial(testCtx(t), l.Addr().String(), "pw", nil)
+		c, err := rcon.Dial(testutil.Context(t), l.Addr().String(), "pw", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		c.Close()
 		check(t, s.LocalAddr(), l.Addr())
-		_ = s.Shutdown(testCtx(t))
+		_ = s.Shutdown(testutil.Context(t))
 		<-served
 	})
 	t.Run("fakes", func(t *testing.T) {

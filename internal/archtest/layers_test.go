@@ -61,8 +61,9 @@ func listModule(t *testing.T) []pkg {
 // of its own layer or below.
 const (
 	layerHelper   = iota + 1 // internal helpers: the standard library only
-	layerProtocol            // a2s, ogp, rcon and their subpackages: std + helpers
+	layerProtocol            // a2s, ogp, rcon, minecraft, the consoles, the discovery protocols, the catalogue, and their subpackages: std + helpers
 	layerResult              // result: the protocol-neutral result model
+	layerRegistry            // protocol: the registry of query protocols
 	layerEngine              // scan, internal/sim
 	layerStore               // store: databases
 	layerMonitor             // monitor
@@ -75,10 +76,14 @@ const (
 func layerOf(rel string) (layer int, ok bool) {
 	under := func(prefix string) bool { return rel == prefix || strings.HasPrefix(rel, prefix+"/") }
 	switch {
-	case under("a2s"), under("ogp"), under("rcon"):
+	case under("a2s"), under("ogp"), under("rcon"), under("console"), under("minecraft"),
+		under("battleye"), under("webrcon"), under("sdtd"), under("palworld"),
+		under("serverlist"), under("master"), under("steamapi"), under("satisfactory"), under("fivem"), under("catalog"):
 		return layerProtocol, true
 	case under("result"):
 		return layerResult, true
+	case under("protocol"):
+		return layerRegistry, true
 	case under("scan"), under("internal/sim"):
 		return layerEngine, true
 	case under("internal/archtest"):
@@ -213,10 +218,16 @@ func TestLayerRulesCatch(t *testing.T) {
 		t.Error("a protocol package may import third-party modules")
 	}
 	pl, _ := layerOf("ogp")
-	for _, above := range []string{"result", "scan", "store", "monitor", "web", "cmd/gsq/cli", "internal/sim"} {
+	for _, above := range []string{"result", "protocol", "scan", "store", "monitor", "web", "cmd/gsq/cli", "internal/sim"} {
 		if l, _ := layerOf(above); l <= pl {
 			t.Errorf("%s is not above ogp", above)
 		}
+	}
+	rl, _ := layerOf("result")
+	gl, _ := layerOf("protocol")
+	sl, _ := layerOf("scan")
+	if !(rl < gl && gl < sl) {
+		t.Errorf("the registry (layer %d) is not above result (%d) and below scan (%d)", gl, rl, sl)
 	}
 	dir := t.TempDir()
 	src := "package x\nimport p \"" + module + "/a2s\"\nvar _, _ = p.ParseInfo(nil)\n"

@@ -69,10 +69,15 @@ func (e *formatError) Is(target error) bool {
 // about 5 bytes per byte of len(dst) (plus a few kilobytes), whatever src
 // holds.
 func Decode(dst, src []byte) (int, error) {
+	var d decoder
+	return d.decode(dst, src)
+}
+
+func (d *decoder) decode(dst, src []byte) (int, error) {
 	if len(src) < 4 || string(src[:3]) != "BZh" || src[3] < '1' || src[3] > '9' {
 		return 0, format("no bzip2 header")
 	}
-	d := decoder{br: bitReader{src: src, pos: 4}, blockMax: int(src[3]-'0') * 100_000}
+	d.br, d.blockMax = bitReader{src: src, pos: 4}, int(src[3]-'0')*100_000
 	out, combined := 0, uint32(0)
 	for {
 		magic := uint64(d.br.bits(24))<<24 | uint64(d.br.bits(24))
@@ -108,6 +113,14 @@ type decoder struct {
 	blockMax int      // block size the header allows
 	tt       []uint32 // the block, then the inverse transform's links
 	sel      []uint8
+	// incomplete is set when the code lengths of a table do not make a
+	// complete prefix code: some bit strings are no code (or the lengths
+	// over-fill the code space). Huffman's construction, which encoders
+	// use, always gives a complete code. The reference
+	// bzip2 reads such a table as this package does, refusing a bit
+	// string that is no code; compress/bzip2 numbers its codes from the
+	// longest down, which gives the same codes only for a complete code.
+	incomplete bool
 }
 
 // block decodes one block (after its magic and CRC) into dst and returns
@@ -182,7 +195,9 @@ func (d *decoder) block(dst []byte) (int, error) {
 			}
 			lengths[s] = uint8(n)
 		}
-		tables[t].init(lengths[:alphaSize])
+		if !tables[t].init(lengths[:alphaSize]) {
+			d.incomplete = true
+		}
 	}
 	if br.err != nil {
 		return 0, br.err
@@ -311,12 +326,17 @@ type huffman struct {
 	symbol [258]uint16           // symbols by code
 }
 
-func (h *huffman) init(lengths []uint8) {
+// init sets the code up from the code length of each symbol (1 to 20).
+// It reports whether the lengths make a complete code, one where every
+// bit string begins with a code (Kraft's sum is exactly 1).
+func (h *huffman) init(lengths []uint8) (complete bool) {
 	h.count = [maxCodeLen + 1]int32{}
 	h.minLen = maxCodeLen
+	kraft := 0 // in units of 2^-maxCodeLen
 	for _, n := range lengths {
 		h.count[n]++
 		h.minLen = min(h.minLen, int(n))
+		kraft += 1 << (maxCodeLen - n)
 	}
 	code, index := int32(0), int32(0)
 	for n := 1; n <= maxCodeLen; n++ {
@@ -329,6 +349,7 @@ func (h *huffman) init(lengths []uint8) {
 		h.symbol[next[n]] = uint16(s)
 		next[n]++
 	}
+	return kraft == 1<<maxCodeLen
 }
 
 // decode reads one symbol, or returns -1 for a bit string that is no

@@ -167,9 +167,57 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
+// incompleteCodes are streams whose Huffman tables are no complete code,
+// found by FuzzDecode (their seeds are in testdata/fuzz/FuzzDecode), with
+// what compress/bzip2 makes of them.
+var incompleteCodes = []struct {
+	name, src, std string
+}{
+	{"runs", "BZh11AY&SYD\xa40=\x00\x00\x02A\x00 \x00 \x00 \x00!\x17\xa8 S\x8b\xb9\"\x9c(H\"R\x18\x1e\x80", "aaaaa"},
+	{"no word", "BZh11AY&SY\x9cE>\xd3\x00\x00\x03\x91\x00@\x04\x02D\xa0\x00aB\x8f \xc0!\x8a\xcf\x95\xc3\xc2\xeeH\xa7\n\x12\x13\x88\xa7\xdaa", "hello, hello, hello"},
+}
+
+// TestIncompleteCode: a table whose code lengths leave bit strings that
+// are no code is read the reference bzip2's way, which refuses these
+// streams (TestInteropIncompleteCode), not compress/bzip2's, which
+// decodes them into something else.
+func TestIncompleteCode(t *testing.T) {
+	t.Parallel()
+	for _, tc := range incompleteCodes {
+		var d decoder
+		n, err := d.decode(make([]byte, 1<<16), []byte(tc.src))
+		if !errors.Is(err, ErrFormat) || !d.incomplete {
+			t.Errorf("%s: %d bytes, %v, incomplete %v; want ErrFormat from an incomplete code", tc.name, n, err, d.incomplete)
+		}
+		std, err := io.ReadAll(stdbzip2.NewReader(strings.NewReader(tc.src)))
+		if err != nil || string(std) != tc.std {
+			t.Errorf("%s: compress/bzip2 gives %q, %v; want %q (if it changed, FuzzDecode may compare these again)", tc.name, std, err, tc.std)
+		}
+	}
+	// Encoders write complete codes: dsnet's, ours, the bzip2 tool's.
+	tool, err := os.ReadFile("../../a2s/testdata/rules-payload.bin.bz2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := samples()["text"]
+	for name, src := range map[string][]byte{"dsnet": compress(t, text, 9), "Compress": Compress(nil, text), "bzip2 tool": tool} {
+		var d decoder
+		if _, err := d.decode(make([]byte, 1<<20), src); err != nil || d.incomplete {
+			t.Errorf("%s: %v, incomplete %v", name, err, d.incomplete)
+		}
+	}
+}
+
 // FuzzDecode checks Decode against compress/bzip2: whatever the standard
-// library decodes within the buffer, Decode decodes the same, and Decode
-// never writes past its buffer or panics.
+// library decodes within the buffer, Decode decodes the same; Decode never
+// writes past its buffer or panics, and its memory stays within its bound
+// (the block table at most 5/4 of the buffer).
+//
+// A table whose code lengths make no complete code is read two ways: by
+// the reference bzip2 and Decode, which refuse a bit string that is no
+// code, and by compress/bzip2, which numbers the codes from the other end
+// and so reads other symbols (TestIncompleteCode). There the two are not
+// compared.
 func FuzzDecode(f *testing.F) {
 	for _, name := range []string{"rules-payload-1.bz2", "zeros-45m.bz2", "bomb.bin.bz2"} {
 		b, err := os.ReadFile("../../a2s/testdata/" + name)
@@ -183,9 +231,16 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src []byte, size uint16) {
 		dst := make([]byte, size)
-		n, err := Decode(dst, src)
+		var d decoder
+		n, err := d.decode(dst, src)
 		if n > len(dst) {
 			t.Fatalf("wrote %d bytes into %d", n, len(dst))
+		}
+		if limit := len(dst) + len(dst)/4 + 1; cap(d.tt) > limit || cap(d.sel) > 1<<15 {
+			t.Fatalf("a buffer of %d bytes took a block table of %d and %d selectors", len(dst), cap(d.tt), cap(d.sel))
+		}
+		if d.incomplete {
+			return
 		}
 		std, stdErr := io.ReadAll(io.LimitReader(stdbzip2.NewReader(bytes.NewReader(src)), int64(size)+1))
 		if stdErr != nil || len(std) > int(size) {

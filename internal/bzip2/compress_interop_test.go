@@ -5,6 +5,7 @@ package bzip2
 import (
 	"bytes"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -29,5 +30,25 @@ func TestInteropReference(t *testing.T) {
 				t.Fatalf("bzip2 -dc gave %d bytes for %d", len(out), len(in))
 			}
 		})
+	}
+}
+
+// TestInteropIncompleteCode: the reference bzip2 refuses the streams
+// whose Huffman tables are no complete code, as Decode does and
+// compress/bzip2 does not (TestIncompleteCode).
+func TestInteropIncompleteCode(t *testing.T) {
+	bin, err := exec.LookPath("bzip2")
+	if err != nil {
+		t.Fatal("no bzip2 command: run .ci/install-peers")
+	}
+	for _, tc := range incompleteCodes {
+		cmd := exec.Command(bin, "-dc")
+		cmd.Stdin = strings.NewReader(tc.src)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err == nil || !strings.Contains(stderr.String(), "Data integrity error") {
+			t.Errorf("%s: bzip2 -dc gave %q, %v: %s; want a data integrity error", tc.name, out, err, stderr.Bytes())
+		}
 	}
 }

@@ -1,7 +1,11 @@
-// Package jsonenc appends JSON strings and numbers to a byte slice exactly
-// as encoding/json writes them, without reflection, for the hand-written
+// Package jsonenc is gsq's one JSON encoder for the output it writes by
+// hand: objects ([Object]), strings and numbers appended to a byte slice
+// exactly as encoding/json writes them, without reflection, for the
 // encoders that write thousands of objects a second (package result's,
-// the monitor's web API). It uses the standard library only.
+// the monitor's web API). Strings are escaped one way or the other,
+// chosen where an object begins: HTML characters as they are (the JSON of
+// gsq query and gsq scan), or escaped (JSON served to a browser). It uses
+// the standard library only.
 package jsonenc
 
 import (

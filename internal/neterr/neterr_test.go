@@ -65,3 +65,41 @@ func TestOpError(t *testing.T) {
 		})
 	}
 }
+
+func TestAlsoMatchesWhatItStandsFor(t *testing.T) {
+	t.Parallel()
+	base := errors.New("console: authentication failed")
+	other := errors.New("other")
+	own := Also("x: authentication failed", base)
+	wrapped := &OpError{Pkg: "x", Op: "login", Addr: "h:1", Err: own}
+	if !errors.Is(wrapped, own) || !errors.Is(wrapped, base) || errors.Is(wrapped, other) {
+		t.Errorf("Also: errors.Is wrong for %v", wrapped)
+	}
+	if wrapped.Timeout() {
+		t.Error("Also is a timeout")
+	}
+	to := TimeoutAlso("x: timeout", base)
+	var ne net.Error
+	if !errors.As(to, &ne) || !ne.Timeout() || !errors.Is(to, os.ErrDeadlineExceeded) || !errors.Is(to, base) {
+		t.Errorf("TimeoutAlso %v: not a timeout matching its targets", to)
+	}
+	c := &Cause{Msg: "no answer", Errs: []error{to, context.DeadlineExceeded}}
+	if !c.Timeout() || !errors.Is(c, base) || !errors.Is(c, context.DeadlineExceeded) || c.Error() != "no answer" {
+		t.Errorf("Cause %v: wrong", c)
+	}
+	if (&Cause{Msg: "m", Errs: []error{own}}).Timeout() {
+		t.Error("Cause without a timeout reports one")
+	}
+}
+
+func TestOpWrapsOnce(t *testing.T) {
+	t.Parallel()
+	if Op("x", "exec", "h:1", nil) != nil {
+		t.Error("Op(nil) is not nil")
+	}
+	base := errors.New("boom")
+	once := Op("x", "exec", "h:1", base)
+	if got := Op("x", "login", "h:2", once); got != once || got.Error() != "x: exec h:1: boom" {
+		t.Errorf("Op wrapped twice: %v", got)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/ogp"
 )
 
 // Player is a simulated player.
@@ -29,6 +30,36 @@ type Player struct {
 type Rule struct {
 	Name  string `yaml:"name"`
 	Value string `yaml:"value"`
+}
+
+// Team is a simulated team, which OGP reports.
+type Team struct {
+	Name    string `yaml:"name"`
+	Score   int32  `yaml:"score"`
+	Players uint32 `yaml:"players"` // players in the team
+}
+
+// AddOn is a simulated add-on (a plugin, a mutator), which OGP reports.
+type AddOn struct {
+	ShortName string `yaml:"short_name"`
+	LongName  string `yaml:"long_name"`
+	Version   string `yaml:"version"`
+	Active    bool   `yaml:"active"`
+}
+
+// Limit is a simulated limit of the match, which OGP reports: Type is
+// time (seconds), player-score, rounds or team-score; Left, when set, is
+// what is left of it.
+type Limit struct {
+	Type  string  `yaml:"type"`
+	Limit uint32  `yaml:"limit"`
+	Left  *uint32 `yaml:"left"`
+}
+
+// limitTypes are the names of Limit.Type.
+var limitTypes = map[string]ogp.LimitType{
+	ogp.LimitTime.String(): ogp.LimitTime, ogp.LimitPlayerScore.String(): ogp.LimitPlayerScore,
+	ogp.LimitRounds.String(): ogp.LimitRounds, ogp.LimitTeamScore.String(): ogp.LimitTeamScore,
 }
 
 // Content is what one simulated server reports. The zero value is an
@@ -47,6 +78,15 @@ type Content struct {
 	VAC        bool     `yaml:"vac"`
 	Players    []Player `yaml:"players"`
 	Rules      []Rule   `yaml:"rules"`
+	// What OGP reports beyond A2S; an OGP query asking for these gets them
+	// empty when they are (none, rather than "not supported").
+	NextMap       string  `yaml:"next_map"`
+	GameType      string  `yaml:"game_type"`
+	GameMode      string  `yaml:"game_mode"`
+	ReservedSlots uint32  `yaml:"reserved_slots"`
+	Teams         []Team  `yaml:"teams"`
+	AddOns        []AddOn `yaml:"addons"`
+	Limits        []Limit `yaml:"limits"`
 }
 
 // Default is the server `gsq serve` and `gsq demo` simulate when nothing
@@ -84,6 +124,13 @@ func (c *Content) Validate() error {
 		return fmt.Errorf("bots %d out of range 0-255", c.Bots)
 	case len(c.Players) > 65535:
 		return fmt.Errorf("%d players is more than any protocol carries", len(c.Players))
+	case len(c.Teams) > 65535 || len(c.AddOns) > 65535 || len(c.Limits) > 65535:
+		return fmt.Errorf("more than 65535 teams, add-ons or limits")
+	}
+	for _, l := range c.Limits {
+		if _, ok := limitTypes[l.Type]; !ok {
+			return fmt.Errorf("limit type %q is not one of time, player-score, rounds, team-score", l.Type)
+		}
 	}
 	return nil
 }

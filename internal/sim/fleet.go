@@ -144,7 +144,7 @@ func StartFleet(cfg FleetConfig) (*Fleet, error) {
 	}
 	base := cfg.BasePort
 	if base == 0 {
-		base = 27015
+		base = a2s.DefaultPort
 	}
 	if base < 1 || base+cfg.N-1 > 65535 {
 		return nil, fmt.Errorf("sim: fleet ports %d-%d out of range", base, base+cfg.N-1)
@@ -174,7 +174,7 @@ func StartFleet(cfg FleetConfig) (*Fleet, error) {
 		}
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("sim: fleet server %d: %w", i, err)
+			return nil, fmt.Errorf("sim: fleet server %d: UDP %s: %w", i, addr, err)
 		}
 	}
 	if err := f.start(); err != nil {

@@ -9,7 +9,11 @@
 // nothing is lost or replaced. It uses the standard library only.
 package textenc
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Decode returns b as text: valid UTF-8 as is, and each byte that is not
 // part of a valid UTF-8 sequence as the Latin-1 character of that value.
@@ -38,4 +42,20 @@ func RuneCount(b []byte) int {
 		n++
 	}
 	return n
+}
+
+// ReplaceControls returns s with every control character (C0, DEL and
+// C1: escape sequences, line breaks, tabs) replaced by with: the one rule
+// by which a game server's text is made safe where a control character
+// would act rather than show (a terminal, a CSV cell, a metrics label).
+func ReplaceControls(s string, with rune) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return with
+		}
+		return r
+	}, s)
 }

@@ -48,3 +48,18 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestReplaceControls(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"plain":                      "plain",
+		"a\x00b\tc\nd\re\x1b[31mf":   "a?b?c?d?e?[31mf",
+		"del\x7f c1\u0085\u009b end": "del? c1?? end",
+		"ünïcödé ✓":                  "ünïcödé ✓",
+		"":                           "",
+	} {
+		if got := ReplaceControls(in, '?'); got != want {
+			t.Errorf("ReplaceControls(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -68,3 +68,40 @@ func TestRateLimiterBounded(t *testing.T) {
 		}
 	}
 }
+
+// A Budget reads a server's options by the conventions: defaults for
+// zero (the default burst going with the default rate only), none for
+// negative; it spends per source and in all.
+func TestBudget(t *testing.T) {
+	t.Parallel()
+	a, b := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2")
+	allowed := func(bu *Budget, src netip.Addr, n int) int {
+		got := 0
+		for range n {
+			if bu.Allow(src, 1) {
+				got++
+			}
+		}
+		return got
+	}
+	if got := allowed(NewBudget(0, 0, 0, 0.5, 30, -1, 0), a, 100); got != 30 {
+		t.Errorf("the default burst: %d allowed, want 30", got)
+	}
+	if got := allowed(NewBudget(2, 0, 0, 0.5, 30, -1, 0), a, 100); got != 4 {
+		t.Errorf("a rate of 2, burst left zero: %d allowed, want twice the rate", got)
+	}
+	if got := allowed(NewBudget(-1, 0, 0, 0.5, 30, -1, 0), a, 100); got != 100 {
+		t.Errorf("no budgets: %d allowed of 100", got)
+	}
+	g := NewBudget(-1, 0, 0, 0.5, 30, 5, 100)
+	if got := allowed(g, a, 4) + allowed(g, b, 4); got != 5 {
+		t.Errorf("a global budget of 5: %d allowed to two sources", got)
+	}
+	if got := allowed(NewBudget(-1, 0, 0, 0.5, 30, 0, 7), a, 100); got != 7 {
+		t.Errorf("the default global budget: %d allowed, want 7", got)
+	}
+	var none *Budget
+	if !none.Allow(a, 1) {
+		t.Error("a nil Budget refuses")
+	}
+}

@@ -12,13 +12,18 @@
 package yamlconf
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/gsq-project/gsq/internal/duration"
+	"github.com/gsq-project/gsq/internal/textdist"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -94,10 +99,6 @@ func (e *Error) Error() string {
 type Problems struct {
 	Source string // set on each Problem added
 	List   []Problem
-	// ParseDuration and FormatDuration read and write the durations of
-	// the config; nil means time.ParseDuration and time.Duration.String.
-	ParseDuration  func(string) (time.Duration, error)
-	FormatDuration func(time.Duration) string
 	// work bounds what merge keys can make the reader do: a chain of
 	// merges of merges grows exponentially, as YAML's "billion laughs".
 	work int
@@ -130,24 +131,6 @@ func (p *Problems) Err(prefix string) error {
 	return &Error{Prefix: prefix, Problems: p.List}
 }
 
-func (p *Problems) parseDuration(s string) (time.Duration, error) {
-	if p.ParseDuration != nil {
-		return p.ParseDuration(s)
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration such as 90s, 5m or 1h30m", s)
-	}
-	return d, nil
-}
-
-func (p *Problems) formatDuration(d time.Duration) string {
-	if p.FormatDuration != nil {
-		return p.FormatDuration(d)
-	}
-	return d.String()
-}
-
 // Resolve follows aliases to the node they name.
 func Resolve(n *yaml.Node) *yaml.Node {
 	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 64; i++ {
@@ -173,8 +156,32 @@ func KindName(n *yaml.Node) string {
 	case n.Kind == yaml.SequenceNode:
 		return "a list"
 	default:
-		return strconv.Quote(n.Value)
+		return Quote(n.Value)
 	}
+}
+
+// maxQuoted bounds the bytes of a config's text that a message quotes.
+const maxQuoted = 64
+
+// Quote quotes a text of the config for a message, as strconv.Quote
+// does, cut after 64 bytes: a long value or key is named by its start
+// and its length, "\"aaaa...\"... (65536 bytes)", never echoed whole.
+func Quote(s string) string {
+	head, rest := cutQuoted(s)
+	return strconv.Quote(head) + rest
+}
+
+// cutQuoted is the part of s a message quotes, and what to write after
+// the quotes: "" for all of s, or "... (N bytes)".
+func cutQuoted(s string) (head, rest string) {
+	if len(s) <= maxQuoted {
+		return s, ""
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut], fmt.Sprintf("... (%d bytes)", len(s))
 }
 
 // Mapping reads a YAML mapping, key by key, and reports the keys nobody
@@ -184,9 +191,12 @@ type Mapping struct {
 	Node  *yaml.Node   // the mapping itself
 	Keys  []*yaml.Node // its keys, merged ones included, in file order
 	Asked []string     // the keys asked for with Get, in order
-	p     *Problems
-	vals  map[string]*yaml.Node
-	line  map[string]int // where each explicit key is
+	// checked are the keys looked for with Has: known keys, which an
+	// unknown key may be a typo of even when they are absent.
+	checked []string
+	p       *Problems
+	vals    map[string]*yaml.Node
+	line    map[string]int // where each explicit key is
 }
 
 // maxMergeDepth bounds merges of merges ("<<: *a" where a merges b ...).
@@ -228,7 +238,7 @@ func (m *Mapping) add(n *yaml.Node, depth int, explicit bool) {
 		}
 		if _, ok := m.vals[k.Value]; ok {
 			if explicit {
-				m.p.At(k, m.Path, "key %q given twice (first at line %d)", k.Value, m.line[k.Value])
+				m.p.At(k, m.Path, "key %s given twice (first at line %d)", Quote(k.Value), m.line[k.Value])
 			}
 			continue
 		}
@@ -272,6 +282,7 @@ func (m *Mapping) Get(key string) *yaml.Node {
 
 // Has reports whether key is present, with a value or null.
 func (m *Mapping) Has(key string) bool {
+	m.checked = append(m.checked, key)
 	_, ok := m.vals[key]
 	return ok
 }
@@ -279,15 +290,15 @@ func (m *Mapping) Has(key string) bool {
 // Sub is the path of a key under m's path.
 func (m *Mapping) Sub(key string) string { return JoinPath(m.Path, key) }
 
-// Done reports every key that was not asked for, with the known key it
-// is closest to.
+// Done reports every key that was not asked for, with the known key
+// (asked for, or looked for with Has) it is closest to.
 func (m *Mapping) Done() {
 	for _, k := range m.Keys {
 		if slices.Contains(m.Asked, k.Value) {
 			continue
 		}
-		msg := fmt.Sprintf("unknown key %q", k.Value)
-		if s := Closest(k.Value, m.Asked); s != "" {
+		msg := "unknown key " + Quote(k.Value)
+		if s := Closest(k.Value, slices.Concat(m.Asked, m.checked)); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
 		m.p.At(k, m.Path, "%s", msg)
@@ -298,36 +309,11 @@ func (m *Mapping) Done() {
 func Closest(s string, known []string) string {
 	best, bestD := "", 3
 	for _, k := range known {
-		if d := editDistance(strings.ToLower(s), k); d < bestD {
+		if d := textdist.Distance(strings.ToLower(s), k); d < bestD {
 			best, bestD = k, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b, on bytes; keys are
-// short ASCII words.
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 64
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // The value readers below report a wrong value at its line and return
@@ -419,13 +405,13 @@ func (m *Mapping) Duration(key string, dst *time.Duration, lo, hi time.Duration)
 	if d < lo || d > hi {
 		switch {
 		case lo == hi:
-			m.p.At(n, m.Sub(key), "must be %s", m.p.formatDuration(lo))
+			m.p.At(n, m.Sub(key), "must be %s", duration.Format(lo))
 		case d < 0 && lo == 0:
-			m.p.At(n, m.Sub(key), "must not be negative, not %s", m.p.formatDuration(d))
+			m.p.At(n, m.Sub(key), "must not be negative, not %s", duration.Format(d))
 		case lo == 0:
-			m.p.At(n, m.Sub(key), "must be at most %s, not %s", m.p.formatDuration(hi), m.p.formatDuration(d))
+			m.p.At(n, m.Sub(key), "must be at most %s, not %s", duration.Format(hi), duration.Format(d))
 		default:
-			m.p.At(n, m.Sub(key), "must be from %s to %s, not %s", m.p.formatDuration(lo), m.p.formatDuration(hi), m.p.formatDuration(d))
+			m.p.At(n, m.Sub(key), "must be from %s to %s, not %s", duration.Format(lo), duration.Format(hi), duration.Format(d))
 		}
 		return false
 	}
@@ -439,7 +425,7 @@ func DurationValue(p *Problems, path string, n *yaml.Node) (time.Duration, bool)
 	if !ok {
 		return 0, false
 	}
-	d, err := p.parseDuration(s)
+	d, err := duration.Parse(s)
 	if err != nil {
 		p.At(n, path, "%v", err)
 		return 0, false
@@ -528,8 +514,11 @@ func (m *Mapping) Regexp(key string, dst **regexp.Regexp) bool {
 	}
 	re, err := regexp.Compile(s)
 	if err != nil {
-		msg := err.Error()
-		msg = strings.TrimPrefix(msg, "error parsing regexp: ")
+		msg := strings.TrimPrefix(err.Error(), "error parsing regexp: ")
+		if se := (*syntax.Error)(nil); errors.As(err, &se) {
+			head, rest := cutQuoted(se.Expr)
+			msg = se.Code.String() + ": `" + head + "`" + rest
+		}
 		m.p.At(n, m.Sub(key), "bad regular expression: %s", msg)
 		return false
 	}

@@ -3,6 +3,7 @@ package yamlconf
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -51,7 +52,7 @@ func TestProblemsAtTheirPlace(t *testing.T) {
 	})
 	want := []string{
 		`c.yaml:2:7: port: must be from 1 to 65535, not 70000`,
-		`c.yaml:3:7: wait: "5q" is not a duration such as 90s, 5m or 1h30m`,
+		`c.yaml:3:7: wait: "5q" is not a duration: use a number and a unit, as in 30s, 5m, 2h, 1h30m or 14d`,
 		`c.yaml:4:5: on: must be true or false, not "maybe"`,
 		`c.yaml:6:12: sub[0]: unknown key "bb" (did you mean "b"?)`,
 		`c.yaml:7:1: unknown key "nmae" (did you mean "name"?)`,
@@ -102,5 +103,30 @@ func TestErrorMessage(t *testing.T) {
 	var e *Error
 	if !errors.As(err, &e) || len(e.Problems) != 31 || !strings.HasPrefix(err.Error(), "x: 31 problems:") || !strings.HasSuffix(err.Error(), "... and 11 more") {
 		t.Errorf("31 problems: %v", err)
+	}
+}
+
+// TestLongTextIsQuotedCut: a 64 KB value, key or regular expression is
+// named in a problem by its first 64 bytes and its length, not echoed
+// whole.
+func TestLongTextIsQuotedCut(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", 32<<10)
+	src := "port: " + long + "\n? " + long + "\n: 1\nre: '(" + long + "'\n"
+	got := read(t, src, func(m *Mapping) {
+		var port int64
+		m.Int64("port", &port, 1, 65535)
+		m.Regexp("re", new(*regexp.Regexp))
+	})
+	if len(got) != 3 {
+		t.Fatalf("problems: %d, want 3", len(got))
+	}
+	for _, line := range got {
+		if len(line) > 200 || !strings.Contains(line, "... (65536 bytes)") && !strings.Contains(line, "... (65537 bytes)") {
+			t.Errorf("%d bytes: %.300s", len(line), line)
+		}
+	}
+	if q := Quote(long); q != `"`+strings.Repeat("é", 32)+`"... (65536 bytes)` {
+		t.Errorf("Quote: %s", q)
 	}
 }
