@@ -4,10 +4,49 @@ import (
 	"errors"
 	"net/netip"
 	"strconv"
+	"time"
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/bohemia"
+	"github.com/gsq-project/gsq/internal/jsonenc"
 )
+
+// SectionMods is the DayZ mod list that a Result decodes from an A2S
+// server's rules.
+const SectionMods Section = "mods"
+
+// A2S holds the answers of an A2S server: the [Detail] of its Result. A
+// nil field did not answer, or was not asked for.
+type A2S struct {
+	Info *a2s.Info
+	// GoldSource is the obsolete 'm' reply of a GoldSource server that
+	// answered A2S_INFO twice, with 'm' and then 'I'; Info holds the 'I'
+	// reply then.
+	GoldSource *a2s.Info
+	Players    *a2s.Players
+	Rules      *a2s.Rules
+	// Mods is the DayZ mod list carried in binary rules (the DayZ Server
+	// Browser Protocol), decoded; nil when the rules carry none.
+	Mods *bohemia.Browser
+}
+
+// Answered reports whether info, players or rules answered.
+func (a *A2S) Answered() bool { return a.Info != nil || a.Players != nil || a.Rules != nil }
+
+// PlayerList returns the A2S_PLAYER list, nil when it did not answer.
+func (a *A2S) PlayerList() []Player {
+	if a.Players == nil {
+		return nil
+	}
+	out := make([]Player, 0, len(a.Players.List))
+	for _, p := range a.Players.List {
+		d := time.Duration(max(0, float64(p.Duration)) * float64(time.Second))
+		out = append(out, Player{Name: p.Name.UTF8(), Score: int64(p.Score), Duration: d})
+	}
+	return out
+}
+
+func (*A2S) appendHead(o jsonenc.Object) jsonenc.Object { return o }
 
 // SetA2S records the outcome of an A2S conversation (a2s.Client.Query,
 // or an a2s.Conversation that is done): each section that holds an
@@ -90,11 +129,14 @@ func (r *Result) SetA2SRules(rules *a2s.Rules, err error) {
 // errNoAnswer stands for a nil answer given without an error.
 var errNoAnswer = errors.New("result: no answer and no error")
 
+// a2s returns r's A2S detail, making it when r has none.
 func (r *Result) a2s() *A2S {
-	if r.A2S == nil {
-		r.A2S = &A2S{}
+	a, ok := r.Detail.(*A2S)
+	if !ok {
+		a = new(A2S)
+		r.Detail = a
 	}
-	return r.A2S
+	return a
 }
 
 // a2sSummary is the Summary of an A2S_INFO reply from addr.
@@ -138,109 +180,110 @@ func connectPort(in *a2s.Info) uint16 {
 }
 
 // appendSections appends the A2S sections that answered.
-func (a *A2S) appendSections(o *object) {
+func (a *A2S) appendSections(o jsonenc.Object) jsonenc.Object {
 	if a.Info != nil {
-		o.key("info")
-		info := appendInfo(o.b, a.Info, a.GoldSource)
-		o.b = info
+		o.Key("info")
+		info := appendInfo(o.B, a.Info, a.GoldSource)
+		o.B = info
 	}
 	if a.Players != nil {
-		o.key("players")
-		o.b = appendPlayers(o.b, a.Players)
+		o.Key("players")
+		o.B = appendPlayers(o.B, a.Players)
 	}
 	if a.Rules != nil {
-		o.key("rules")
-		o.b = appendRules(o.b, a.Rules)
+		o.Key("rules")
+		o.B = appendRules(o.B, a.Rules)
 	}
 	if a.Mods != nil {
-		o.key("mods")
-		o.b = appendMods(o.b, a.Mods)
+		o.Key("mods")
+		o.B = appendMods(o.B, a.Mods)
 	}
+	return o
 }
 
 // appendInfo appends an A2S_INFO reply; gold, when set, is the 'm' reply
 // of a server that also sent in, nested as "goldsource".
 func appendInfo(b []byte, in, gold *a2s.Info) []byte {
-	o := beginObject(b)
+	o := jsonenc.Begin(b, false)
 	source := in.Format != a2s.TypeInfoReplyGoldSource
 	if source {
-		o.str("format", "source")
+		o.Str("format", "source")
 	} else {
-		o.str("format", "goldsource")
-		o.text("server_address", in.Address)
+		o.Str("format", "goldsource")
+		o.Text("server_address", in.Address)
 	}
-	o.uint("protocol", uint64(in.Protocol))
-	o.text("name", in.Name)
-	o.text("map", in.Map)
-	o.text("folder", in.Folder)
-	o.text("game", in.Game)
+	o.Uint("protocol", uint64(in.Protocol))
+	o.Text("name", in.Name)
+	o.Text("map", in.Map)
+	o.Text("folder", in.Folder)
+	o.Text("game", in.Game)
 	if source {
-		o.uint("app_id", uint64(in.AppID()))
+		o.Uint("app_id", uint64(in.AppID()))
 	}
 	players, maxPlayers := in.PlayerCounts()
-	o.int("players", int64(players))
-	o.int("max_players", int64(maxPlayers))
+	o.Int("players", int64(players))
+	o.Int("max_players", int64(maxPlayers))
 	if players != int(in.Players) || maxPlayers != int(in.MaxPlayers) {
 		// Servers with more than 255 slots wrap the count bytes and carry
 		// the real numbers in their keywords; keep what the bytes said.
-		o.uint("players_byte", uint64(in.Players))
-		o.uint("max_players_byte", uint64(in.MaxPlayers))
+		o.Uint("players_byte", uint64(in.Players))
+		o.Uint("max_players_byte", uint64(in.MaxPlayers))
 	}
 	if !in.NoBots {
-		o.uint("bots", uint64(in.Bots))
+		o.Uint("bots", uint64(in.Bots))
 	}
-	o.str("server_type", in.ServerType.String())
-	o.str("environment", in.Environment.String())
+	o.Str("server_type", in.ServerType.String())
+	o.Str("environment", in.Environment.String())
 	if in.Visibility == 0 {
-		o.str("visibility", "public")
+		o.Str("visibility", "public")
 	} else {
-		o.str("visibility", "private")
+		o.Str("visibility", "private")
 	}
-	o.bool("vac", in.VAC == 1)
+	o.Bool("vac", in.VAC == 1)
 	if m := in.Mod; m != nil {
-		o.key("mod")
-		mo := beginObject(o.b)
-		mo.text("link", m.Link)
-		mo.text("download_link", m.DownloadLink)
-		mo.uint("version", uint64(m.Version))
-		mo.uint("size", uint64(m.Size))
-		mo.bool("multiplayer_only", m.Type == 1)
-		mo.bool("own_dll", m.DLL == 1)
-		o.b = mo.end()
+		o.Key("mod")
+		mo := jsonenc.Begin(o.B, false)
+		mo.Text("link", m.Link)
+		mo.Text("download_link", m.DownloadLink)
+		mo.Uint("version", uint64(m.Version))
+		mo.Uint("size", uint64(m.Size))
+		mo.Bool("multiplayer_only", m.Type == 1)
+		mo.Bool("own_dll", m.DLL == 1)
+		o.B = mo.End()
 	}
 	if s := in.Ship; s != nil {
-		o.key("ship")
-		so := beginObject(o.b)
-		so.uint("mode", uint64(s.Mode))
-		so.uint("witnesses", uint64(s.Witnesses))
-		so.uint("duration", uint64(s.Duration))
-		o.b = so.end()
+		o.Key("ship")
+		so := jsonenc.Begin(o.B, false)
+		so.Uint("mode", uint64(s.Mode))
+		so.Uint("witnesses", uint64(s.Witnesses))
+		so.Uint("duration", uint64(s.Duration))
+		o.B = so.End()
 	}
 	if source {
-		o.text("version", in.Version)
+		o.Text("version", in.Version)
 	}
 	if in.EDF&a2s.EDFPort != 0 {
-		o.uint("port", uint64(in.Port))
+		o.Uint("port", uint64(in.Port))
 	}
 	if in.EDF&a2s.EDFSteamID != 0 {
-		o.uint("steam_id", in.SteamID)
+		o.Uint("steam_id", in.SteamID)
 	}
 	if in.EDF&a2s.EDFKeywords != 0 {
-		o.text("keywords", in.Keywords)
+		o.Text("keywords", in.Keywords)
 	}
 	if in.EDF&a2s.EDFGameID != 0 {
-		o.uint("game_id", in.GameID)
+		o.Uint("game_id", in.GameID)
 	}
 	appendTags(&o, in)
 	if in.EDF&a2s.EDFSpectator != 0 {
-		o.uint("spectator_port", uint64(in.SpectatorPort))
-		o.text("spectator_name", in.SpectatorName)
+		o.Uint("spectator_port", uint64(in.SpectatorPort))
+		o.Text("spectator_name", in.SpectatorName)
 	}
 	if gold != nil {
-		o.key("goldsource")
-		o.b = appendInfo(o.b, gold, nil)
+		o.Key("goldsource")
+		o.B = appendInfo(o.B, gold, nil)
 	}
-	return o.end()
+	return o.End()
 }
 
 // appendPlayers appends an A2S_PLAYER reply as a list. It and
@@ -256,12 +299,12 @@ func appendPlayers(b []byte, p *a2s.Players) []byte {
 		b = append(b, `{"index":`...)
 		b = strconv.AppendUint(b, uint64(pl.Index), 10)
 		b = append(b, `,"name":`...)
-		b = appendText(b, "name", pl.Name)
+		b = jsonenc.AppendText(b, "name", pl.Name, false)
 		b = append(b, `,"score":`...)
 		b = strconv.AppendInt(b, int64(pl.Score), 10)
 		mark := len(b)
 		b = append(b, `,"duration":`...)
-		if nb, ok := appendRounded(b, float64(pl.Duration), 3); ok {
+		if nb, ok := jsonenc.AppendRounded(b, float64(pl.Duration), 3); ok {
 			b = nb
 		} else {
 			b = b[:mark] // left out: not a finite number
@@ -285,9 +328,9 @@ func appendRules(b []byte, r *a2s.Rules) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"name":`...)
-		b = appendText(b, "name", r.List[i].Name)
+		b = jsonenc.AppendText(b, "name", r.List[i].Name, false)
 		b = append(b, `,"value":`...)
-		b = appendText(b, "value", r.List[i].Value)
+		b = jsonenc.AppendText(b, "value", r.List[i].Value, false)
 		b = append(b, '}')
 	}
 	return append(b, ']')
@@ -301,72 +344,72 @@ const (
 
 // appendTags appends the keyword tags of DayZ and Arma 3 servers, found
 // by AppID, as info.dayz or info.arma3.
-func appendTags(info *object, in *a2s.Info) {
+func appendTags(info *jsonenc.Object, in *a2s.Info) {
 	if in.EDF&a2s.EDFKeywords == 0 {
 		return
 	}
 	switch in.AppID() {
 	case appDayZ:
 		t := bohemia.ParseDayZTags(in.Keywords.UTF8())
-		info.key("dayz")
-		o := beginObject(info.b)
-		o.bool("official", t.Official())
-		o.bool("battleye", t.BattlEye)
-		o.bool("first_person", t.FirstPerson)
-		o.bool("external", t.External)
-		o.bool("private_hive", t.PrivateHive)
-		o.bool("mods", t.Mods)
-		o.bool("dlc", t.DLC)
-		o.str("shard", t.Shard)
+		info.Key("dayz")
+		o := jsonenc.Begin(info.B, false)
+		o.Bool("official", t.Official())
+		o.Bool("battleye", t.BattlEye)
+		o.Bool("first_person", t.FirstPerson)
+		o.Bool("external", t.External)
+		o.Bool("private_hive", t.PrivateHive)
+		o.Bool("mods", t.Mods)
+		o.Bool("dlc", t.DLC)
+		o.Str("shard", t.Shard)
 		if t.Queue >= 0 {
-			o.int("queue", int64(t.Queue))
+			o.Int("queue", int64(t.Queue))
 		}
-		o.float("day_acceleration", t.DayAcceleration)
-		o.float("night_acceleration", t.NightAcceleration)
-		o.str("time", t.Time)
-		info.b = o.end()
+		o.Float("day_acceleration", t.DayAcceleration)
+		o.Float("night_acceleration", t.NightAcceleration)
+		o.Str("time", t.Time)
+		info.B = o.End()
 	case appArma3:
 		t := bohemia.ParseArma3Tags(in.Keywords.UTF8())
-		info.key("arma3")
-		o := beginObject(info.b)
-		o.bool("battleye", t.BattlEye)
-		o.int("required_version", int64(t.RequiredVersion))
-		o.int("required_build", int64(t.RequiredBuild))
+		info.Key("arma3")
+		o := jsonenc.Begin(info.B, false)
+		o.Bool("battleye", t.BattlEye)
+		o.Int("required_version", int64(t.RequiredVersion))
+		o.Int("required_build", int64(t.RequiredBuild))
 		state := strconv.Itoa(t.State)
 		if t.State >= 0 && t.State < len(bohemia.Arma3State) {
 			state = bohemia.Arma3State[t.State]
 		}
-		o.str("state", state)
-		o.int("difficulty", int64(t.Difficulty))
-		o.bool("equal_mod_required", t.EqualModRequired)
-		o.bool("locked", t.Locked)
-		o.bool("verify_signatures", t.VerifySignatures)
-		o.bool("dedicated", t.Dedicated)
-		o.str("game_type", t.GameType)
-		o.int("language", int64(t.Language))
-		o.str("platform", t.Platform)
-		o.int("time_left_minutes", int64(t.TimeLeft))
-		o.int("file_patching", int64(t.FilePatching))
+		o.Str("state", state)
+		o.Int("difficulty", int64(t.Difficulty))
+		o.Bool("equal_mod_required", t.EqualModRequired)
+		o.Bool("locked", t.Locked)
+		o.Bool("verify_signatures", t.VerifySignatures)
+		o.Bool("dedicated", t.Dedicated)
+		o.Str("game_type", t.GameType)
+		o.Int("language", int64(t.Language))
+		o.Str("platform", t.Platform)
+		o.Int("time_left_minutes", int64(t.TimeLeft))
+		o.Int("file_patching", int64(t.FilePatching))
 		if t.Island != "" {
-			o.str("island", t.Island)
+			o.Str("island", t.Island)
 		}
-		info.b = o.end()
+		info.B = o.End()
 	}
 }
 
 // appendMods appends a decoded DayZ mod list.
 func appendMods(b []byte, br *bohemia.Browser) []byte {
-	o := beginObject(b)
-	o.uint("version", uint64(br.Version))
-	o.list("list", len(br.Mods), func(mo *object, i int) {
+	o := jsonenc.Begin(b, false)
+	o.Uint("version", uint64(br.Version))
+	o.List("list", len(br.Mods), func(mo *jsonenc.Object, i int) {
 		m := &br.Mods[i]
-		mo.text("name", m.Name)
-		mo.uint("workshop_id", m.WorkshopID)
-		mo.bool("dlc", m.DLC)
-		mo.uint("hash", uint64(m.Hash))
+		mo.Text("name", m.Name)
+		mo.Uint("workshop_id", m.WorkshopID)
+		mo.Bool("dlc", m.DLC)
+		mo.Uint("hash", uint64(m.Hash))
 	})
-	o.list("signatures", len(br.Signatures), func(so *object, i int) { so.text("name", br.Signatures[i]) })
-	o.uint("dlc", uint64(br.DLC))
-	o.uint("overflow", uint64(br.Overflow))
-	return o.end()
+	o.List("signatures", len(br.Signatures), func(so *jsonenc.Object, i int) { so.Text("name", br.Signatures[i]) })
+	o.Uint("dlc", uint64(br.DLC))
+	o.Uint("overflow", uint64(br.Overflow))
+	return o.End()
 }

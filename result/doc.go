@@ -1,8 +1,15 @@
 // Package result is the outcome of querying one game server, whatever the
-// protocol (Valve's A2S or OGP v0.91): the protocol's own answers, a
-// protocol-neutral [Summary], the error of each section that failed, and
-// the JSON encoding that `gsq query --json`, `gsq scan` and `gsq monitor`
-// share.
+// protocol: the protocol's own answers (its [Detail]), a protocol-neutral
+// [Summary] and player list ([Result.PlayerList]), the error of each
+// section that failed, and the JSON encoding that `gsq query --json`,
+// `gsq scan` and `gsq monitor` share.
+//
+// The core (result.go, summary.go, json.go) knows no protocol. Each
+// protocol's answers are a Detail type in a file of their own: [*A2S] in
+// a2s.go (Valve's server queries), [*OGP] in ogp.go (OGP v0.91), each with
+// its JSON sections, its player list and the Set methods that record its
+// answers. Package protocol's registry says which protocols exist and
+// makes their results.
 //
 // # Building a result
 //
@@ -28,7 +35,7 @@
 // numbers, fields a server did not send left out rather than zero-filled,
 // a field never changing type (a failed section is left out and its error
 // goes under "errors"), and the exact bytes of any string that is not
-// valid UTF-8 in a base64 twin ("name_b64"). The encoder writes straight
-// into a byte slice, without reflection. The contract, field by field, is
-// docs/json.md in the gsq repository.
+// valid UTF-8 in a base64 twin ("name_b64"). The encoder, internal/jsonenc,
+// writes straight into a byte slice, without reflection. The contract,
+// field by field, is docs/json.md in the gsq repository.
 package result

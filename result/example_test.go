@@ -14,7 +14,7 @@ import (
 // Here a server answered A2S_INFO and then fell silent.
 func Example() {
 	addr := netip.MustParseAddrPort("127.0.0.1:27015")
-	r := result.New("localhost:27015", addr, result.A2SProtocol)
+	r := result.New("localhost:27015", addr, "a2s")
 
 	info := &a2s.Info{Name: a2s.Text("My server"), Map: a2s.Text("de_dust2"), Folder: a2s.Text("cstrike"),
 		Game: a2s.Text("Counter-Strike: Source"), Players: 5, MaxPlayers: 24, ServerType: 'd',

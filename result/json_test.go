@@ -13,11 +13,15 @@ import (
 
 // reference encodes v as encoding/json does with HTML escaping off, the
 // oracle of the encoder.
-func reference(t testing.TB, v any) string {
+func reference(t testing.TB, v any) string { return referenceHTML(t, v, false) }
+
+// referenceHTML encodes v as encoding/json does, with HTML escaping on or
+// off.
+func referenceHTML(t testing.TB, v any, html bool) string {
 	t.Helper()
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
+	enc.SetEscapeHTML(html)
 	if err := enc.Encode(v); err != nil {
 		t.Fatal(err)
 	}
@@ -28,11 +32,11 @@ func reference(t testing.TB, v any) string {
 // its absence otherwise.
 func TestTextTwin(t *testing.T) {
 	t.Parallel()
-	o := beginObject(nil)
-	o.text("ok", []byte("plain"))
-	o.text("utf8", []byte("Zoë"))
-	o.text("name", []byte{'d', 0xe9, 'j', 0xe0})
-	got := string(o.end())
+	o := jsonenc.Begin(nil, false)
+	o.Text("ok", []byte("plain"))
+	o.Text("utf8", []byte("Zoë"))
+	o.Text("name", []byte{'d', 0xe9, 'j', 0xe0})
+	got := string(o.End())
 	want := `{"ok":"plain","utf8":"Zoë","name":"déjà","name_b64":"ZOlq4A=="}`
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
@@ -48,10 +52,14 @@ func TestSummaryJSONMatchesEncodingJSON(t *testing.T) {
 	// plainSummary is Summary without its methods: encoding/json encodes
 	// it by reflection, from the struct tags.
 	type plainSummary Summary
-	for _, s := range []Summary{{}, {Name: &name}, {Players: &players, Password: &password}, fullSummary()} {
+	html := `<b>"Tom & Jerry"</b>`
+	for _, s := range []Summary{{}, {Name: &name}, {Players: &players, Password: &password}, fullSummary(), {Name: &html, Map: &name}} {
 		want := reference(t, plainSummary(s))
 		if got := string(s.AppendJSON(nil)); got != want {
 			t.Errorf("AppendJSON: got  %s\nwant %s", got, want)
+		}
+		if got, want := string(s.AppendHTMLSafeJSON(nil)), referenceHTML(t, plainSummary(s), true); got != want {
+			t.Errorf("AppendHTMLSafeJSON: got  %s\nwant %s", got, want)
 		}
 		if got := reference(t, s); got != want {
 			t.Errorf("MarshalJSON: got  %s\nwant %s", got, want)
@@ -72,7 +80,7 @@ func TestErrorJSONMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// roundedReference is what appendRounded must write: the float64 rounded
+// roundedReference is what jsonenc.AppendRounded must write: the float64 rounded
 // to n decimals, as encoding/json writes it.
 func roundedReference(f float64, n int) (string, bool) {
 	p := math.Pow10(n)
@@ -85,10 +93,10 @@ func roundedReference(f float64, n int) (string, bool) {
 
 func checkRounded(t *testing.T, f float64) {
 	for _, n := range []int{2, 3} {
-		got, ok := appendRounded(nil, f, n)
+		got, ok := jsonenc.AppendRounded(nil, f, n)
 		want, wantOK := roundedReference(f, n)
 		if string(got) != want || ok != wantOK {
-			t.Fatalf("appendRounded(%v, %d) = %q, %v; want %q, %v", f, n, got, ok, want, wantOK)
+			t.Fatalf("AppendRounded(%v, %d) = %q, %v; want %q, %v", f, n, got, ok, want, wantOK)
 		}
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"time"
 
+	"github.com/gsq-project/gsq/internal/jsonenc"
 	"github.com/gsq-project/gsq/ogp"
 )
 
@@ -27,6 +29,56 @@ var ogpSectionNames = [...]struct {
 	{ogp.RequestLimits, SectionLimits},
 }
 
+// OGP holds the answer of an OGP server: the [Detail] of its Result.
+type OGP struct {
+	Dialect ogp.Dialect
+	// Answer is the server's answer; its Request flags say which sections
+	// it holds. Nil when the query failed.
+	Answer *ogp.Answer
+}
+
+// Answered reports whether the answer holds a section.
+func (o *OGP) Answered() bool { return o.Answer != nil && o.Answer.Request&ogpSections != 0 }
+
+// PlayerList returns the PLAYERLIST, nil when the answer has none, or
+// when its entries were not sent (an empty field mask).
+func (o *OGP) PlayerList() []Player {
+	if o.Answer == nil || o.Answer.Request&ogp.RequestPlayers == 0 {
+		return nil
+	}
+	l := &o.Answer.Players
+	if len(l.Players) != l.Count {
+		return nil
+	}
+	out := make([]Player, 0, len(l.Players))
+	for _, p := range l.Players {
+		out = append(out, Player{Name: p.Name.UTF8(), Score: int64(p.Score), Duration: time.Duration(p.Time) * time.Second})
+	}
+	return out
+}
+
+func (o *OGP) appendHead(j jsonenc.Object) jsonenc.Object {
+	j.Str("dialect", o.Dialect.String())
+	return j
+}
+
+func (o *OGP) appendSections(j jsonenc.Object) jsonenc.Object {
+	if o.Answer != nil {
+		appendOGPSections(&j, o.Answer, o.Dialect)
+	}
+	return j
+}
+
+// ogp returns r's OGP detail, making it when r has none.
+func (r *Result) ogp() *OGP {
+	o, ok := r.Detail.(*OGP)
+	if !ok {
+		o = new(OGP)
+		r.Detail = o
+	}
+	return o
+}
+
 // SetOGP records the answer of an OGP server in dialect d to a query that
 // asked for the sections in asked, or its error, and fills the Summary
 // and Ping from it. An answer cut short by a field this version does not
@@ -34,11 +86,9 @@ var ogpSectionNames = [...]struct {
 // section asked for and not in the answer then fails with err. A section
 // the server left out of a complete answer is left out, with no error:
 // the server does not have it.
-func (r *Result) SetOGP(d ogp.Dialect, asked ogp.RequestFlags, resp *ogp.Response, err error) {
-	if r.OGP == nil {
-		r.OGP = &OGP{}
-	}
-	r.OGP.Dialect, r.OGP.Answer = d, nil
+func (r *Result) SetOGP(d ogp.Dialect, asked ogp.RequestFlags, resp *ogp.Result, err error) {
+	o := r.ogp()
+	o.Dialect, o.Answer = d, nil
 	r.Summary, r.Ping, r.Errors = Summary{}, 0, r.Errors[:0]
 	if err == nil && (resp == nil || resp.Answer == nil) {
 		err = errNoAnswer
@@ -46,7 +96,7 @@ func (r *Result) SetOGP(d ogp.Dialect, asked ogp.RequestFlags, resp *ogp.Respons
 	var got ogp.RequestFlags
 	if resp != nil && resp.Answer != nil {
 		a := resp.Answer
-		r.OGP.Answer, r.Ping = a, resp.RTT
+		o.Answer, r.Ping = a, resp.RTT
 		got = a.Request
 		if a.Request&ogp.RequestServerInfo != 0 {
 			r.Summary = ogpSummary(a, d, r.Addr)
@@ -105,37 +155,37 @@ func ogpSummary(a *ogp.Answer, d ogp.Dialect, addr netip.AddrPort) Summary {
 }
 
 // appendOGPSections appends the sections of an OGP answer.
-func appendOGPSections(o *object, a *ogp.Answer, d ogp.Dialect) {
+func appendOGPSections(o *jsonenc.Object, a *ogp.Answer, d ogp.Dialect) {
 	colored := a.Request&ogp.RequestColoredNames != 0
 	if a.Request&ogp.RequestServerInfo != 0 {
-		o.key("info")
-		o.b = appendOGPInfo(o.b, a, d, colored)
+		o.Key("info")
+		o.B = appendOGPInfo(o.B, a, d, colored)
 	}
 	if a.Request&ogp.RequestTeams != 0 {
-		o.key("teams")
-		o.b = appendOGPTeams(o.b, &a.Teams, colored)
+		o.Key("teams")
+		o.B = appendOGPTeams(o.B, &a.Teams, colored)
 	}
 	if a.Request&ogp.RequestPlayers != 0 {
-		o.key("players")
-		o.b = appendOGPPlayers(o.b, &a.Players, colored)
+		o.Key("players")
+		o.B = appendOGPPlayers(o.B, &a.Players, colored)
 	}
 	if a.Request&ogp.RequestRules != 0 {
-		o.list("rules", len(a.Rules), func(e *object, i int) {
-			e.text("name", a.Rules[i].Key)
-			e.text("value", a.Rules[i].Value)
+		o.List("rules", len(a.Rules), func(e *jsonenc.Object, i int) {
+			e.Text("name", a.Rules[i].Key)
+			e.Text("value", a.Rules[i].Value)
 		})
 	}
 	if a.Request&ogp.RequestAddOns != 0 {
-		o.key("addons")
-		o.b = appendOGPAddOns(o.b, &a.AddOns)
+		o.Key("addons")
+		o.B = appendOGPAddOns(o.B, &a.AddOns)
 	}
 	if a.Request&ogp.RequestLimits != 0 {
-		o.list("limits", len(a.Limits), func(e *object, i int) {
+		o.List("limits", len(a.Limits), func(e *jsonenc.Object, i int) {
 			l := &a.Limits[i]
-			e.str("type", l.Type.String())
-			e.uint("limit", uint64(l.Limit))
+			e.Str("type", l.Type.String())
+			e.Uint("limit", uint64(l.Limit))
 			if l.HasLeft {
-				e.uint("left", uint64(l.Left))
+				e.Uint("left", uint64(l.Left))
 			}
 		})
 	}
@@ -143,191 +193,191 @@ func appendOGPSections(o *object, a *ogp.Answer, d ogp.Dialect) {
 
 // colors appends a StringColorInfo as [{delta, code, rgb565}], rgb565
 // only for the codes that carry one.
-func (o *object) colors(k string, ci ogp.ColorInfo) {
-	o.list(k, len(ci), func(e *object, i int) {
+func colors(o *jsonenc.Object, k string, ci ogp.ColorInfo) {
+	o.List(k, len(ci), func(e *jsonenc.Object, i int) {
 		c := &ci[i]
-		e.uint("delta", uint64(c.Delta))
-		e.uint("code", uint64(c.Value))
+		e.Uint("delta", uint64(c.Delta))
+		e.Uint("code", uint64(c.Value))
 		if c.Value >= 0x90 && c.Value <= 0x9F {
-			e.uint("rgb565", uint64(c.RGB565))
+			e.Uint("rgb565", uint64(c.RGB565))
 		}
 	})
 }
 
 // flagNames appends the names of a VarBitArray value's bits ("alive|bot"
 // becomes ["alive","bot"]).
-func (o *object) flagNames(k string, s fmt.Stringer) {
+func flagNames(o *jsonenc.Object, k string, s fmt.Stringer) {
 	var names []string
 	if str := s.String(); str != "0" {
 		names = strings.Split(str, "|")
 	}
-	o.strings(k, names)
+	o.Strings(k, names)
 }
 
 func appendOGPMap(b []byte, m *ogp.MapInfo, d ogp.Dialect, f ogp.MapFields) []byte {
-	o := beginObject(b)
-	o.text("name", m.Name)
+	o := jsonenc.Begin(b, false)
+	o.Text("name", m.Name)
 	if d == ogp.V091 {
-		o.text("file", m.File)
-		return o.end()
+		o.Text("file", m.File)
+		return o.End()
 	}
 	if f&ogp.MapFileName != 0 {
-		o.text("file", m.File)
+		o.Text("file", m.File)
 	}
 	if f&ogp.MapFileSize != 0 {
-		o.uint("file_size", uint64(m.FileSize))
+		o.Uint("file_size", uint64(m.FileSize))
 	}
 	if f&ogp.MapFileMD5 != 0 {
-		o.str("file_md5", hex.EncodeToString(m.FileMD5[:]))
+		o.Str("file_md5", hex.EncodeToString(m.FileMD5[:]))
 	}
 	if f&ogp.MapVersion != 0 {
-		o.text("version", m.Version)
+		o.Text("version", m.Version)
 	}
 	if f&ogp.MapURL != 0 {
-		o.text("url", m.URL)
+		o.Text("url", m.URL)
 	}
 	if f&ogp.MapAuthor != 0 {
-		o.text("author", m.Author)
+		o.Text("author", m.Author)
 	}
-	return o.end()
+	return o.End()
 }
 
 func appendOGPInfo(b []byte, a *ogp.Answer, d ogp.Dialect, colored bool) []byte {
 	s, f := &a.Info, a.Info.Fields
-	o := beginObject(b)
-	o.uint("game_id", uint64(a.GameID))
+	o := jsonenc.Begin(b, false)
+	o.Uint("game_id", uint64(a.GameID))
 	if f&ogp.InfoGameName != 0 {
-		o.text("game_name", s.GameName)
+		o.Text("game_name", s.GameName)
 	}
 	if f&ogp.InfoServerFlags != 0 {
-		o.bool("dedicated", s.Flags.Dedicated)
-		o.bool("proxy", s.Flags.Proxy)
+		o.Bool("dedicated", s.Flags.Dedicated)
+		o.Bool("proxy", s.Flags.Proxy)
 		if d == ogp.V1 {
-			o.bool("password", s.Flags.Password)
+			o.Bool("password", s.Flags.Password)
 		}
-		o.str("os", s.Flags.OS.String())
+		o.Str("os", s.Flags.OS.String())
 	}
 	if f&ogp.InfoMod != 0 {
-		o.key("mod")
-		m := beginObject(o.b)
-		m.text("name", s.Mod.Name)
+		o.Key("mod")
+		m := jsonenc.Begin(o.B, false)
+		m.Text("name", s.Mod.Name)
 		if d == ogp.V091 {
-			m.text("dir", s.Mod.Dir)
+			m.Text("dir", s.Mod.Dir)
 		} else {
 			mf := s.ModFields
 			if mf&ogp.ModIdentifier != 0 {
-				m.text("identifier", s.Mod.Identifier)
+				m.Text("identifier", s.Mod.Identifier)
 			}
 			if mf&ogp.ModSize != 0 {
-				m.uint("size", uint64(s.Mod.Size))
+				m.Uint("size", uint64(s.Mod.Size))
 			}
 			if mf&ogp.ModVersion != 0 {
-				m.text("version", s.Mod.Version)
+				m.Text("version", s.Mod.Version)
 			}
 			if mf&ogp.ModURL != 0 {
-				m.text("url", s.Mod.URL)
+				m.Text("url", s.Mod.URL)
 			}
 			if mf&ogp.ModAuthor != 0 {
-				m.text("author", s.Mod.Author)
+				m.Text("author", s.Mod.Author)
 			}
 		}
-		o.b = m.end()
+		o.B = m.End()
 	}
 	if f&ogp.InfoConnectPort != 0 {
-		o.uint("connect_port", uint64(s.ConnectPort))
+		o.Uint("connect_port", uint64(s.ConnectPort))
 	}
 	if f&ogp.InfoHostName != 0 {
-		o.text("host_name", s.HostName)
+		o.Text("host_name", s.HostName)
 		if colored {
-			o.colors("host_name_colors", s.HostNameColor)
+			colors(&o, "host_name_colors", s.HostNameColor)
 		}
 	}
 	if f&ogp.InfoMap != 0 {
-		o.key("map")
-		o.b = appendOGPMap(o.b, &s.Map, d, s.MapFields)
+		o.Key("map")
+		o.B = appendOGPMap(o.B, &s.Map, d, s.MapFields)
 	}
 	if f&ogp.InfoNextMap != 0 && (d == ogp.V091 || f&ogp.InfoMap != 0) {
-		o.key("next_map")
-		o.b = appendOGPMap(o.b, &s.NextMap, d, s.MapFields)
+		o.Key("next_map")
+		o.B = appendOGPMap(o.B, &s.NextMap, d, s.MapFields)
 	}
 	if f&ogp.InfoGameType != 0 {
-		o.text("game_type", s.GameType)
+		o.Text("game_type", s.GameType)
 	}
 	if f&ogp.InfoGameMode != 0 {
-		o.text("game_mode", s.GameMode)
+		o.Text("game_mode", s.GameMode)
 	}
 	if f&ogp.InfoPlayerCount != 0 {
-		o.uint("players", uint64(s.PlayerCount))
+		o.Uint("players", uint64(s.PlayerCount))
 	}
 	if f&ogp.InfoSlotMax != 0 {
-		o.uint("max_players", uint64(s.SlotMax))
+		o.Uint("max_players", uint64(s.SlotMax))
 	}
 	if f&ogp.InfoBotCount != 0 {
-		o.uint("bots", uint64(s.BotCount))
+		o.Uint("bots", uint64(s.BotCount))
 	}
 	if f&ogp.InfoReservedSlots != 0 {
-		o.uint("reserved_slots", uint64(s.ReservedSlots))
+		o.Uint("reserved_slots", uint64(s.ReservedSlots))
 	}
-	return o.end()
+	return o.End()
 }
 
 func appendOGPTeams(b []byte, l *ogp.TeamList, colored bool) []byte {
-	return appendList(b, l.Count, func(o *object, i int) {
-		o.int("index", int64(i))
+	return jsonenc.AppendList(b, l.Count, false, func(o *jsonenc.Object, i int) {
+		o.Int("index", int64(i))
 		if i >= len(l.Teams) {
 			return
 		}
 		t, f := &l.Teams[i], l.Fields
 		if f&ogp.TeamName != 0 {
-			o.text("name", t.Name)
+			o.Text("name", t.Name)
 			if colored {
-				o.colors("name_colors", t.NameColor)
+				colors(o, "name_colors", t.NameColor)
 			}
 		}
 		if f&ogp.TeamScore != 0 {
-			o.int("score", int64(t.Score))
+			o.Int("score", int64(t.Score))
 		}
 		if f&ogp.TeamAveragePing != 0 {
-			o.uint("average_ping", uint64(t.AveragePing))
+			o.Uint("average_ping", uint64(t.AveragePing))
 		}
 		if f&ogp.TeamAverageLoss != 0 {
-			o.uint("average_loss", uint64(t.AverageLoss))
+			o.Uint("average_loss", uint64(t.AverageLoss))
 		}
 		if f&ogp.TeamPlayerCount != 0 {
-			o.uint("players", uint64(t.PlayerCount))
+			o.Uint("players", uint64(t.PlayerCount))
 		}
 		if f&ogp.TeamColor != 0 {
 			r, g, bl := ogp.RGB565(t.Color)
-			o.str("color", fmt.Sprintf("#%02x%02x%02x", r, g, bl))
+			o.Str("color", fmt.Sprintf("#%02x%02x%02x", r, g, bl))
 		}
 	})
 }
 
 func appendOGPPlayers(b []byte, l *ogp.PlayerList, colored bool) []byte {
-	return appendList(b, l.Count, func(o *object, i int) {
-		o.int("index", int64(i))
+	return jsonenc.AppendList(b, l.Count, false, func(o *jsonenc.Object, i int) {
+		o.Int("index", int64(i))
 		if i < len(l.Players) {
 			p, f := &l.Players[i], l.Fields
 			if f&ogp.PlayerFlags != 0 {
-				o.flagNames("flags", p.Flags)
+				flagNames(o, "flags", p.Flags)
 			}
 			if f&ogp.PlayerSlot != 0 {
-				o.uint("slot", uint64(p.Slot))
+				o.Uint("slot", uint64(p.Slot))
 			}
 			if f&ogp.PlayerName != 0 {
-				o.text("name", p.Name)
+				o.Text("name", p.Name)
 				if colored {
-					o.colors("name_colors", p.NameColor)
+					colors(o, "name_colors", p.NameColor)
 				}
 			}
 			if f&ogp.PlayerTeam != 0 {
-				o.int("team", int64(p.Team))
+				o.Int("team", int64(p.Team))
 			}
 			if f&ogp.PlayerClass != 0 {
-				o.text("class", p.Class)
+				o.Text("class", p.Class)
 			}
 			if f&ogp.PlayerRace != 0 {
-				o.text("race", p.Race)
+				o.Text("race", p.Race)
 			}
 			for _, n := range [...]struct {
 				bit ogp.PlayerFields
@@ -340,30 +390,30 @@ func appendOGPPlayers(b []byte, l *ogp.PlayerList, colored bool) []byte {
 				{ogp.PlayerID, "id", int64(p.ID)},
 			} {
 				if f&n.bit != 0 {
-					o.int(n.key, n.v)
+					o.Int(n.key, n.v)
 				}
 			}
 			if f&ogp.PlayerGlobalID != 0 {
-				o.text("global_id", p.GlobalID)
+				o.Text("global_id", p.GlobalID)
 			}
 			if f&ogp.PlayerPing != 0 {
-				o.uint("ping", uint64(p.Ping))
+				o.Uint("ping", uint64(p.Ping))
 			}
 			if f&ogp.PlayerLoss != 0 {
-				o.uint("loss", uint64(p.Loss))
+				o.Uint("loss", uint64(p.Loss))
 			}
 			if f&ogp.PlayerModel != 0 {
-				o.text("model", p.Model)
+				o.Text("model", p.Model)
 			}
 			if f&ogp.PlayerTime != 0 {
-				o.uint("time", uint64(p.Time))
+				o.Uint("time", uint64(p.Time))
 			}
 			if f&ogp.PlayerAddress != 0 {
 				if ap, ok := p.Addr(); ok {
-					o.str("address", ap.String())
+					o.Str("address", ap.String())
 				} else if p.Address != nil {
-					o.key("address_b64")
-					o.b = appendBase64(o.b, p.Address)
+					o.Key("address_b64")
+					o.B = jsonenc.AppendBase64(o.B, p.Address)
 				}
 			}
 		}
@@ -371,20 +421,20 @@ func appendOGPPlayers(b []byte, l *ogp.PlayerList, colored bool) []byte {
 }
 
 func appendOGPAddOns(b []byte, l *ogp.AddOnList) []byte {
-	return appendList(b, l.Count, func(o *object, i int) {
+	return jsonenc.AppendList(b, l.Count, false, func(o *jsonenc.Object, i int) {
 		if i < len(l.AddOns) {
 			x, f := &l.AddOns[i], l.Fields
 			if f&ogp.AddOnFlags != 0 {
-				o.flagNames("flags", x.Flags)
+				flagNames(o, "flags", x.Flags)
 			}
 			if f&ogp.AddOnShortName != 0 {
-				o.text("short_name", x.ShortName)
+				o.Text("short_name", x.ShortName)
 			}
 			if f&ogp.AddOnLongName != 0 {
-				o.text("long_name", x.LongName)
+				o.Text("long_name", x.LongName)
 			}
 			if f&ogp.AddOnVersion != 0 {
-				o.text("version", x.Version)
+				o.Text("version", x.Version)
 			}
 		}
 	})

@@ -4,28 +4,16 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/gsq-project/gsq/a2s"
-	"github.com/gsq-project/gsq/a2s/bohemia"
-	"github.com/gsq-project/gsq/ogp"
-)
-
-// Protocol names the query protocol of a Result, as the JSON "protocol"
-// field does.
-type Protocol string
-
-// The protocols.
-const (
-	A2SProtocol Protocol = "a2s" // Valve's server queries
-	OGPProtocol Protocol = "ogp" // the Open Game Protocol
+	"github.com/gsq-project/gsq/internal/jsonenc"
 )
 
 // Section names a part of a server's answer, as the keys of the JSON
 // "errors" object do.
 type Section string
 
-// The sections. A2S answers info, players and rules; OGP answers info,
-// teams, players, rules, addons and limits. Mods is the DayZ mod list
-// that Result decodes from an A2S server's rules.
+// The sections protocols share. A2S answers info, players and rules; OGP
+// info, teams, players, rules, addons and limits. A protocol's own
+// sections are named in its file (SectionMods in a2s.go).
 const (
 	SectionInfo    Section = "info"
 	SectionTeams   Section = "teams"
@@ -33,15 +21,14 @@ const (
 	SectionRules   Section = "rules"
 	SectionAddOns  Section = "addons"
 	SectionLimits  Section = "limits"
-	SectionMods    Section = "mods"
 )
 
 // Result is the outcome of querying one game server, whatever the
 // protocol. It is a value: build it with New and the Set methods, then
 // read its fields; do not change it after handing it to another goroutine.
 //
-// A section that answered is in A2S or OGP; a section that failed is left
-// out there and its error is in Errors; a section not asked for is in
+// A section that answered is in Detail; a section that failed is left out
+// there and its error is in Errors; a section not asked for is in
 // neither. Err is set when the server as a whole failed: no section
 // answered, or no query could be made (the name did not resolve).
 type Result struct {
@@ -49,18 +36,19 @@ type Result struct {
 	// Addr the address queried; Addr is the zero value when none was.
 	Target string
 	Addr   netip.AddrPort
-	// Protocol is the query protocol.
-	Protocol Protocol
+	// Protocol is the query protocol's name, as package protocol's
+	// registry names it and the JSON "protocol" field shows it.
+	Protocol string
 	// Ping is the round-trip time of the first exchange that answered
 	// (A2S_INFO for A2S); zero when unknown.
 	Ping time.Duration
 	// Summary is what the answers say, under the same names whatever the
 	// protocol.
 	Summary Summary
-	// A2S holds the answers of an A2S server, OGP those of an OGP server;
-	// the other is nil.
-	A2S *A2S
-	OGP *OGP
+	// Detail holds the protocol's own answers: an [*A2S] or an [*OGP],
+	// one type per protocol. It is nil until an answer (or the protocol's
+	// setup) sets it.
+	Detail Detail
 	// Errors lists the sections that failed, in the order they were set.
 	Errors []SectionError
 	// Err is why the server as a whole failed, nil when any section
@@ -68,27 +56,31 @@ type Result struct {
 	Err *Error
 }
 
-// A2S holds the answers of an A2S server. A nil field did not answer,
-// or was not asked for.
-type A2S struct {
-	Info *a2s.Info
-	// GoldSource is the obsolete 'm' reply of a GoldSource server that
-	// answered A2S_INFO twice, with 'm' and then 'I'; Info holds the 'I'
-	// reply then.
-	GoldSource *a2s.Info
-	Players    *a2s.Players
-	Rules      *a2s.Rules
-	// Mods is the DayZ mod list carried in binary rules (the DayZ Server
-	// Browser Protocol), decoded; nil when the rules carry none.
-	Mods *bohemia.Browser
+// Detail is one protocol's own answers in a [Result]: the sections it
+// answered, in its own types and its own JSON. Each protocol's type is in
+// a file of its own in this package ([*A2S] in a2s.go, [*OGP] in ogp.go);
+// nothing else in the package knows the protocols.
+type Detail interface {
+	// Answered reports whether any section answered.
+	Answered() bool
+	// PlayerList returns the players the answers list, under the same
+	// names whatever the protocol; nil when they hold no player list (it
+	// was not asked for, or failed), empty when the server has no one on.
+	PlayerList() []Player
+	// appendHead appends the members that follow "protocol" in the JSON
+	// object (OGP's "dialect"), appendSections those of the sections
+	// that answered, after "summary". They take and return the object by
+	// value, which keeps it off the heap.
+	appendHead(o jsonenc.Object) jsonenc.Object
+	appendSections(o jsonenc.Object) jsonenc.Object
 }
 
-// OGP holds the answer of an OGP server.
-type OGP struct {
-	Dialect ogp.Dialect
-	// Answer is the server's answer; its Request flags say which sections
-	// it holds. Nil when the query failed.
-	Answer *ogp.Answer
+// Player is one player on a server, as every protocol can report one. A
+// field the protocol does not report is zero.
+type Player struct {
+	Name     string        // for display: valid UTF-8 (see Summary)
+	Score    int64         // the score, or frags
+	Duration time.Duration // time on the server
 }
 
 // SectionError is the error of one section.
@@ -97,28 +89,14 @@ type SectionError struct {
 	Err     *Error
 }
 
-// New returns the Result of querying target at addr with protocol p,
-// before any answer: set the answers with SetA2SInfo, SetA2SPlayers,
-// SetA2SRules or SetOGP, or the failure with Fail. addr is the zero value
-// when the target could not be resolved.
-func New(target string, addr netip.AddrPort, p Protocol) *Result {
-	switch p {
-	case A2SProtocol:
-		x := &struct { // one allocation for both
-			r Result
-			a A2S
-		}{r: Result{Target: target, Addr: addr, Protocol: p}}
-		x.r.A2S = &x.a
-		return &x.r
-	case OGPProtocol:
-		x := &struct {
-			r Result
-			o OGP
-		}{r: Result{Target: target, Addr: addr, Protocol: p}}
-		x.r.OGP = &x.o
-		return &x.r
-	}
-	return &Result{Target: target, Addr: addr, Protocol: p}
+// New returns the Result of querying target at addr with the protocol
+// named protocol, before any answer: set the answers with the Set
+// methods of the protocol's Detail (SetA2SInfo, SetOGP...), or the
+// failure with Fail. addr is the zero value when the target could not be
+// resolved. Package protocol makes a protocol's results with its Detail
+// set from the start.
+func New(target string, addr netip.AddrPort, protocol string) *Result {
+	return &Result{Target: target, Addr: addr, Protocol: protocol}
 }
 
 // Fail records that the server as a whole failed with err before any
@@ -174,11 +152,34 @@ func (r *Result) updateErr() {
 }
 
 // answered reports whether any section answered.
-func (r *Result) answered() bool {
-	if a := r.A2S; a != nil && (a.Info != nil || a.Players != nil || a.Rules != nil) {
-		return true
+func (r *Result) answered() bool { return r.Detail != nil && r.Detail.Answered() }
+
+// PlayerList returns the players the server listed, under the same names
+// whatever the protocol: nil when the result holds no player list (see
+// [Detail]).
+func (r *Result) PlayerList() []Player {
+	if r.Detail == nil {
+		return nil
 	}
-	return r.OGP != nil && r.OGP.Answer != nil && r.OGP.Answer.Request&ogpSections != 0
+	return r.Detail.PlayerList()
+}
+
+// PlayersHidden reports whether the server said players are on but hid
+// who they are (Minecraft's hide-online-players): its PlayerList is nil
+// because the list is unknown, not because nobody is on. A Detail that
+// can tell has a PlayersHidden method.
+func (r *Result) PlayersHidden() bool {
+	h, ok := r.Detail.(interface{ PlayersHidden() bool })
+	return ok && h.PlayersHidden()
+}
+
+// UpWithoutAnswer reports whether the server showed it is up without
+// answering the query: it took the connection and closed it, as a
+// Minecraft server with enable-status=false does. A monitor counts such a
+// poll as up, though r.Err says why nothing was read.
+func (r *Result) UpWithoutAnswer() bool {
+	u, ok := r.Detail.(interface{ UpWithoutAnswer() bool })
+	return ok && u.UpWithoutAnswer()
 }
 
 // MarshalJSON encodes r as documented in docs/json.md; see AppendJSON.
@@ -188,41 +189,38 @@ func (r *Result) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil), nil }
 // `gsq query --json` and `gsq scan` documented in docs/json.md, and
 // returns the extended buffer. It does not append a newline.
 func (r *Result) AppendJSON(b []byte) []byte {
-	o := beginObject(b)
-	o.str("target", r.Target)
+	o := jsonenc.Begin(b, false)
+	o.Str("target", r.Target)
 	if r.Addr.IsValid() {
-		o.key("address")
-		o.b = r.Addr.AppendTo(append(o.b, '"'))
-		o.b = append(o.b, '"')
+		o.Key("address")
+		o.B = r.Addr.AppendTo(append(o.B, '"'))
+		o.B = append(o.B, '"')
 	}
-	o.str("protocol", string(r.Protocol))
-	if r.OGP != nil {
-		o.str("dialect", r.OGP.Dialect.String())
+	o.Str("protocol", r.Protocol)
+	if r.Detail != nil {
+		o = r.Detail.appendHead(o)
 	}
 	if r.Ping > 0 {
-		o.key("ping_ms")
-		o.b, _ = appendRounded(o.b, float64(r.Ping)/float64(time.Millisecond), 2) // a positive duration: finite
+		o.Key("ping_ms")
+		o.B, _ = jsonenc.AppendRounded(o.B, float64(r.Ping)/float64(time.Millisecond), 2) // a positive duration: finite
 	}
-	o.key("summary")
-	o.b = r.Summary.AppendJSON(o.b)
-	switch {
-	case r.A2S != nil:
-		r.A2S.appendSections(&o)
-	case r.OGP != nil && r.OGP.Answer != nil:
-		appendOGPSections(&o, r.OGP.Answer, r.OGP.Dialect)
+	o.Key("summary")
+	o.B = r.Summary.AppendJSON(o.B)
+	if r.Detail != nil {
+		o = r.Detail.appendSections(o)
 	}
-	o.key("errors")
-	errs := beginObject(o.b)
+	o.Key("errors")
+	errs := jsonenc.Begin(o.B, false)
 	for _, e := range r.Errors {
-		errs.anyKey(string(e.Section))
-		errs.b = e.Err.appendJSON(errs.b)
+		errs.AnyKey(string(e.Section))
+		errs.B = e.Err.appendJSON(errs.B)
 	}
-	o.b = errs.end()
-	o.key("error")
+	o.B = errs.End()
+	o.Key("error")
 	if r.Err != nil {
-		o.b = r.Err.appendJSON(o.b)
+		o.B = r.Err.appendJSON(o.B)
 	} else {
-		o.b = append(o.b, "null"...)
+		o.B = append(o.B, "null"...)
 	}
-	return o.end()
+	return o.End()
 }

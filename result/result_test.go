@@ -16,6 +16,7 @@ import (
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/a2stest"
+	"github.com/gsq-project/gsq/internal/neterr"
 	"github.com/gsq-project/gsq/ogp"
 	"github.com/gsq-project/gsq/ogp/ogptest"
 )
@@ -38,7 +39,7 @@ func decode(t *testing.T, r *Result) map[string]any {
 
 func a2sFull(t *testing.T) *Result {
 	t.Helper()
-	r := New("localhost:27015", testAddr, A2SProtocol)
+	r := New("localhost:27015", testAddr, "a2s")
 	r.SetA2SInfo(&a2s.InfoResult{Info: a2stest.DefaultInfo(), RTT: 1234567 * time.Nanosecond}, nil)
 	r.SetA2SPlayers(a2stest.DefaultPlayers(), nil)
 	r.SetA2SRules(a2stest.DefaultRules(), nil)
@@ -77,7 +78,7 @@ func TestA2SAnswered(t *testing.T) {
 // top-level error stays null while another section answered.
 func TestA2SPartial(t *testing.T) {
 	t.Parallel()
-	r := New("x", testAddr, A2SProtocol)
+	r := New("x", testAddr, "a2s")
 	r.SetA2SInfo(&a2s.InfoResult{Info: a2stest.DefaultInfo()}, nil)
 	r.SetA2SPlayers(nil, fmt.Errorf("wrapped: %w", a2s.ErrTimeout))
 	r.SetA2SRules(nil, &a2s.ParseError{Packet: "rules", Offset: 9, Err: a2s.ErrTruncated})
@@ -109,7 +110,7 @@ func TestA2SPartial(t *testing.T) {
 
 func TestA2SNothingAnswered(t *testing.T) {
 	t.Parallel()
-	r := New("x", testAddr, A2SProtocol)
+	r := New("x", testAddr, "a2s")
 	r.SetA2SInfo(nil, a2s.ErrTimeout)
 	r.SetA2SPlayers(nil, a2s.ErrTimeout)
 	if r.Err == nil || r.Err.Kind != KindTimeout || r.Err != r.SectionErr(SectionInfo) {
@@ -127,7 +128,7 @@ func TestA2SNothingAnswered(t *testing.T) {
 // A target that never got queried: no address, no sections, the error.
 func TestFail(t *testing.T) {
 	t.Parallel()
-	r := New("nowhere.invalid", netip.AddrPort{}, A2SProtocol)
+	r := New("nowhere.invalid", netip.AddrPort{}, "a2s")
 	r.Fail(fmt.Errorf("cannot resolve: %w", &net.DNSError{Err: "no such host", Name: "nowhere.invalid", IsNotFound: true}))
 	m := decode(t, r)
 	if _, ok := m["address"]; ok {
@@ -143,7 +144,7 @@ func TestLeftOut(t *testing.T) {
 	t.Parallel()
 	in := &a2s.Info{Format: a2s.TypeInfoReplyGoldSource, Name: a2s.Text("gold \xe9"), Address: a2s.Text("10.0.0.1:27016"),
 		Players: 1, MaxPlayers: 8, NoBots: true, ServerType: 'd', Environment: 'l'}
-	r := New("x", testAddr, A2SProtocol)
+	r := New("x", testAddr, "a2s")
 	r.SetA2SInfo(&a2s.InfoResult{Info: in, GoldSource: in}, nil)
 	r.SetA2SPlayers(&a2s.Players{List: []a2s.Player{{Name: a2s.Text("inf"), Duration: float32(math.Inf(1))}}}, nil)
 	m := decode(t, r)
@@ -176,10 +177,10 @@ func TestLeftOut(t *testing.T) {
 func TestA2SMods(t *testing.T) {
 	t.Parallel()
 	p, _ := a2stest.LookupProfile("dayz")
-	r := New("x", testAddr, A2SProtocol)
+	r := New("x", testAddr, "a2s")
 	r.SetA2SRules(p.Rules, nil)
-	if r.A2S.Mods == nil || len(r.A2S.Mods.Mods) != 100 || len(r.Errors) != 0 {
-		t.Fatalf("mods %v, errors %v", r.A2S.Mods, r.Errors)
+	if r.Detail.(*A2S).Mods == nil || len(r.Detail.(*A2S).Mods.Mods) != 100 || len(r.Errors) != 0 {
+		t.Fatalf("mods %v, errors %v", r.Detail.(*A2S).Mods, r.Errors)
 	}
 	broken := &a2s.Rules{List: append([]a2s.Rule(nil), p.Rules.List...)}
 	for i, rule := range broken.List {
@@ -189,8 +190,8 @@ func TestA2SMods(t *testing.T) {
 		}
 	}
 	r.SetA2SRules(broken, nil)
-	if r.A2S.Mods != nil || r.SectionErr(SectionMods) == nil || r.SectionErr(SectionMods).Kind != KindProtocol || r.A2S.Rules == nil {
-		t.Fatalf("broken mods: mods %v, errors %v", r.A2S.Mods, r.Errors)
+	if r.Detail.(*A2S).Mods != nil || r.SectionErr(SectionMods) == nil || r.SectionErr(SectionMods).Kind != KindProtocol || r.Detail.(*A2S).Rules == nil {
+		t.Fatalf("broken mods: mods %v, errors %v", r.Detail.(*A2S).Mods, r.Errors)
 	}
 	m := decode(t, r)
 	if _, ok := m["mods"]; ok {
@@ -200,16 +201,16 @@ func TestA2SMods(t *testing.T) {
 		t.Error("no errors.mods")
 	}
 	r.SetA2SRules(p.Rules, nil)
-	if r.A2S.Mods == nil || len(r.Errors) != 0 {
-		t.Errorf("good rules after broken ones: mods %v, errors %v", r.A2S.Mods != nil, r.Errors)
+	if r.Detail.(*A2S).Mods == nil || len(r.Errors) != 0 {
+		t.Errorf("good rules after broken ones: mods %v, errors %v", r.Detail.(*A2S).Mods != nil, r.Errors)
 	}
 }
 
 func TestOGP(t *testing.T) {
 	t.Parallel()
 	a := ogptest.SampleAnswer(ogp.V1, 2)
-	r := New("x", testAddr, OGPProtocol)
-	r.SetOGP(ogp.V1, a.Request, &ogp.Response{Answer: a, RTT: time.Millisecond}, nil)
+	r := New("x", testAddr, "ogp")
+	r.SetOGP(ogp.V1, a.Request, &ogp.Result{Answer: a, RTT: time.Millisecond}, nil)
 	m := decode(t, r)
 	if m["dialect"] != "v1" || m["error"] != nil || len(m["errors"].(map[string]any)) != 0 {
 		t.Fatalf("envelope %v", m)
@@ -224,7 +225,7 @@ func TestOGP(t *testing.T) {
 	cut := *a
 	cut.Request &^= ogp.RequestRules | ogp.RequestAddOns | ogp.RequestLimits
 	err := &ogp.ParseError{Offset: 99, Err: ogp.ErrUnknownField}
-	r.SetOGP(ogp.V1, a.Request, &ogp.Response{Answer: &cut}, err)
+	r.SetOGP(ogp.V1, a.Request, &ogp.Result{Answer: &cut}, err)
 	if r.Err != nil || r.SectionErr(SectionRules) == nil || r.SectionErr(SectionLimits) == nil || r.SectionErr(SectionInfo) != nil {
 		t.Errorf("cut answer: Err %v, Errors %v", r.Err, r.Errors)
 	}
@@ -236,6 +237,48 @@ func TestOGP(t *testing.T) {
 	}
 	if m := decode(t, r); len(m["summary"].(map[string]any)) != 0 {
 		t.Errorf("banned summary %v", m["summary"])
+	}
+}
+
+// The player list reads the same whatever the protocol: nil without a
+// player section, empty when no one is on.
+func TestPlayerList(t *testing.T) {
+	t.Parallel()
+	r := New("x", testAddr, "a2s")
+	if r.PlayerList() != nil {
+		t.Error("a result with no detail has players")
+	}
+	r.SetA2SInfo(&a2s.InfoResult{Info: a2stest.DefaultInfo()}, nil)
+	if r.PlayerList() != nil {
+		t.Error("info alone has players")
+	}
+	r.SetA2SPlayers(&a2s.Players{List: []a2s.Player{{Name: a2s.Text("Zo\xeb"), Score: -2, Duration: 61.5}}}, nil)
+	if got := r.PlayerList(); len(got) != 1 || got[0] != (Player{Name: "Zoë", Score: -2, Duration: 61500 * time.Millisecond}) {
+		t.Errorf("A2S players %+v", got)
+	}
+	r.SetA2SPlayers(&a2s.Players{}, nil)
+	if got := r.PlayerList(); got == nil || len(got) != 0 {
+		t.Errorf("an empty A2S server: %#v", got)
+	}
+
+	o := New("x", testAddr, "ogp")
+	a := &ogp.Answer{Request: ogp.RequestServerInfo | ogp.RequestPlayers, Players: ogp.PlayerList{Count: 1, Fields: ogp.PlayerName | ogp.PlayerScore | ogp.PlayerTime,
+		Players: []ogp.Player{{Name: ogp.Text("al"), Score: 7, Time: 90}}}}
+	o.SetOGP(ogp.V091, a.Request, &ogp.Result{Answer: a}, nil)
+	if got := o.PlayerList(); len(got) != 1 || got[0] != (Player{Name: "al", Score: 7, Duration: 90 * time.Second}) {
+		t.Errorf("OGP players %+v", got)
+	}
+	a.Players = ogp.PlayerList{}
+	if got := o.PlayerList(); got == nil || len(got) != 0 {
+		t.Errorf("an empty OGP server: %#v", got)
+	}
+	a.Players = ogp.PlayerList{Count: 3} // entries with no field: not sent
+	if got := o.PlayerList(); got != nil {
+		t.Errorf("entries not sent: %#v", got)
+	}
+	a.Request = ogp.RequestServerInfo
+	if got := o.PlayerList(); got != nil {
+		t.Errorf("no player section: %#v", got)
 	}
 }
 
@@ -254,6 +297,7 @@ func TestKindOf(t *testing.T) {
 		{&net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}, KindUnreachable},
 		{&net.DNSError{Err: "i/o timeout", Name: "x", IsTimeout: true}, KindUnreachable},
 		{syscall.EHOSTUNREACH, KindUnreachable},
+		{fmt.Errorf("ogp: query: %w", &neterr.Unreachable{Sentinel: ogp.ErrUnreachable, Err: syscall.EACCES}), KindUnreachable},
 		{context.Canceled, KindCanceled},
 		{&a2s.BannedError{Message: a2s.Text("go away")}, KindRefused},
 		{&ogp.ServerError{Code: ogp.ErrorBanned}, KindRefused},
@@ -273,7 +317,7 @@ func TestKindOf(t *testing.T) {
 }
 
 func BenchmarkAppendJSON(b *testing.B) {
-	r := New("localhost:27015", testAddr, A2SProtocol)
+	r := New("localhost:27015", testAddr, "a2s")
 	r.SetA2SInfo(&a2s.InfoResult{Info: a2stest.DefaultInfo(), RTT: time.Millisecond}, nil)
 	r.SetA2SPlayers(a2stest.DefaultPlayers(), nil)
 	r.SetA2SRules(a2stest.DefaultRules(), nil)
@@ -287,7 +331,7 @@ func BenchmarkAppendJSON(b *testing.B) {
 // TestAppendJSONAllocs holds the encoder to its budget: no allocation
 // into a buffer that has room.
 func TestAppendJSONAllocs(t *testing.T) {
-	r := New("localhost:27015", testAddr, A2SProtocol)
+	r := New("localhost:27015", testAddr, "a2s")
 	r.SetA2SInfo(&a2s.InfoResult{Info: a2stest.DefaultInfo(), RTT: time.Millisecond}, nil)
 	r.SetA2SPlayers(a2stest.DefaultPlayers(), nil)
 	r.SetA2SRules(a2stest.DefaultRules(), nil)

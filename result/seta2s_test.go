@@ -56,7 +56,7 @@ func TestSetA2S(t *testing.T) {
 		{"players, not asked the rest", a2s.Result{Players: players}, []string{"players"}, nil, ""},
 		{"ping only", a2s.Result{PingErr: timeout}, nil, nil, ""},
 	} {
-		r := New("as written", testAddr, A2SProtocol)
+		r := New("as written", testAddr, "a2s")
 		r.SetA2S(&tc.res)
 		var got map[string]any
 		if err := json.Unmarshal(r.AppendJSON(nil), &got); err != nil {

@@ -8,9 +8,10 @@ import (
 	"syscall"
 	"unicode/utf8"
 
-	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/console"
+	"github.com/gsq-project/gsq/internal/jsonenc"
+	"github.com/gsq-project/gsq/internal/neterr"
 	"github.com/gsq-project/gsq/internal/textenc"
-	"github.com/gsq-project/gsq/ogp"
 )
 
 // Summary is what every protocol can say about a server, under the same
@@ -21,7 +22,7 @@ import (
 //
 // The strings are text for display: valid UTF-8 as the server sent it, and
 // any other byte read as Latin-1. The exact bytes are in the protocol's
-// own section (Result.A2S, Result.OGP), and in its JSON with a base64 twin.
+// own sections (Result.Detail), and in its JSON with a base64 twin.
 type Summary struct {
 	Name       *string `json:"name,omitempty"`
 	Map        *string `json:"map,omitempty"`
@@ -43,8 +44,15 @@ func (s Summary) MarshalJSON() ([]byte, error) { return s.AppendJSON(nil), nil }
 // of the struct tags in their order, nil fields left out (what
 // encoding/json writes for the struct's fields, HTML characters
 // unescaped).
-func (s *Summary) AppendJSON(b []byte) []byte {
-	o := beginObject(b)
+func (s *Summary) AppendJSON(b []byte) []byte { return s.appendJSON(b, false) }
+
+// AppendHTMLSafeJSON is AppendJSON with <, > and & escaped as \u003c,
+// \u003e and \u0026, as encoding/json escapes them by default: for JSON
+// that may end up inside an HTML page, such as the monitor's web API.
+func (s *Summary) AppendHTMLSafeJSON(b []byte) []byte { return s.appendJSON(b, true) }
+
+func (s *Summary) appendJSON(b []byte, html bool) []byte {
+	o := jsonenc.Begin(b, html)
 	optString(&o, "name", s.Name)
 	optString(&o, "map", s.Map)
 	optString(&o, "game", s.Game)
@@ -52,22 +60,22 @@ func (s *Summary) AppendJSON(b []byte) []byte {
 	optInt(&o, "max_players", s.MaxPlayers)
 	optInt(&o, "bots", s.Bots)
 	if s.Password != nil {
-		o.bool("password", *s.Password)
+		o.Bool("password", *s.Password)
 	}
 	optString(&o, "version", s.Version)
 	optString(&o, "connect", s.Connect)
-	return o.end()
+	return o.End()
 }
 
-func optString(o *object, k string, v *string) {
+func optString(o *jsonenc.Object, k string, v *string) {
 	if v != nil {
-		o.str(k, *v)
+		o.Str(k, *v)
 	}
 }
 
-func optInt(o *object, k string, v *int) {
+func optInt(o *jsonenc.Object, k string, v *int) {
 	if v != nil {
-		o.int(k, int64(*v))
+		o.Int(k, int64(*v))
 	}
 }
 
@@ -153,20 +161,21 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // appendJSON appends e as {"kind":...,"message":...}.
 func (e *Error) appendJSON(b []byte) []byte {
-	o := beginObject(b)
-	o.str("kind", string(e.Kind))
-	o.str("message", e.Message)
-	return o.end()
+	o := jsonenc.Begin(b, false)
+	o.Str("kind", string(e.Kind))
+	o.Str("message", e.Message)
+	return o.End()
 }
 
-// KindOf classifies an error of the a2s, ogp or net packages:
+// KindOf classifies an error of a protocol package or of package net:
 //
 //   - an *Error keeps its kind;
 //   - context.Canceled is canceled;
-//   - a ban reply (a2s.ErrBanned, OGP error answer 0) is refused;
+//   - an error with a Refused method that reports true (a2s.BannedError,
+//     an OGP error answer 0) is refused: the server refused us;
 //   - a name that does not resolve (*net.DNSError), and a port or host the
-//     network reports closed or unreachable (a2s.ErrUnreachable,
-//     ogp.ErrUnreachable, ECONNREFUSED, which a connected UDP socket reports after an ICMP
+//     network reports closed or unreachable (the protocols' ErrUnreachable,
+//     ECONNREFUSED, which a connected UDP socket reports after an ICMP
 //     port unreachable, EHOSTUNREACH, ENETUNREACH) are unreachable;
 //   - a timeout (a net.Error whose Timeout reports true,
 //     os.ErrDeadlineExceeded, context.DeadlineExceeded) is timeout;
@@ -175,7 +184,8 @@ func KindOf(err error) Kind {
 	var e *Error
 	var dns *net.DNSError
 	var ne net.Error
-	var se *ogp.ServerError
+	var refusal interface{ Refused() bool }
+	var unreachable *neterr.Unreachable
 	switch {
 	case err == nil:
 		return ""
@@ -183,9 +193,11 @@ func KindOf(err error) Kind {
 		return e.Kind
 	case errors.Is(err, context.Canceled):
 		return KindCanceled
-	case errors.Is(err, a2s.ErrBanned), errors.As(err, &se) && se.Code == ogp.ErrorBanned:
+	case errors.Is(err, console.ErrAuthFailed):
+		return KindAuth
+	case errors.As(err, &refusal) && refusal.Refused():
 		return KindRefused
-	case errors.As(err, &dns), errors.Is(err, a2s.ErrUnreachable), errors.Is(err, ogp.ErrUnreachable), errors.Is(err, syscall.ECONNREFUSED),
+	case errors.As(err, &dns), errors.As(err, &unreachable), errors.Is(err, syscall.ECONNREFUSED),
 		errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
 		return KindUnreachable
 	case errors.As(err, &ne) && ne.Timeout(), errors.Is(err, os.ErrDeadlineExceeded),
