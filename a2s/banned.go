@@ -51,3 +51,8 @@ func AppendBanned(b []byte, msg Text) ([]byte, error) {
 	b = append(b, TypeBannedReply)
 	return appendText(b, msg)
 }
+
+// Refused reports true: the server refused the client, which is how
+// programs that read errors of several protocols (package result's
+// KindOf) tell a refusal from other failures.
+func (e *BannedError) Refused() bool { return true }

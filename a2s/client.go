@@ -3,46 +3,25 @@ package a2s
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/netip"
 	"sync"
 	"time"
 
-	"github.com/gsq-project/gsq/internal/udpio"
+	"github.com/gsq-project/gsq/internal/udpclient"
 )
-
-// receiveBufferSize is the read buffer of a datagram: the largest UDP
-// payload, because Rust and Unreal games send unsplit replies far beyond
-// the spec's 1400 bytes.
-const receiveBufferSize = 64 << 10
 
 // DefaultReadBuffer is the SO_RCVBUF a Client asks for its socket, so that
 // bursts of replies from many servers are not dropped by the kernel.
-const DefaultReadBuffer = 4 << 20
-
-// clientReadBatch is how many datagrams one read of the client's socket
-// may return (recvmmsg(2) on Linux).
-const clientReadBatch = 32
-
-// maxCachedChallenges bounds the per-server challenge cache.
-const maxCachedChallenges = 1 << 16
-
-// callQueue is how many datagrams the read loop queues for a query before
-// it drops the next ones: a query that is busy (decompressing, say) holds
-// up no one else.
-const callQueue = 64
-
-// maxReadErrors is how many read errors in a row (other than a closed
-// socket) end the read loop.
-const maxReadErrors = 16
+const DefaultReadBuffer = udpclient.DefaultReadBuffer
 
 // ErrClientClosed is returned by queries on a closed Client.
 var ErrClientClosed = errors.New("a2s: client closed")
 
 // Client queries game servers. It is safe for concurrent use: all queries
 // share one UDP socket, read by one goroutine that hands each datagram to
-// the queries of the server that sent it. Each query is a [Conversation]
+// the queries of the server that sent it (the transport ogp.Client and
+// the scan engine share too). Each query is a [Conversation]
 // run by the calling goroutine: it sends the requests, parses the replies,
 // reassembles and decompresses split ones, so a hostile server's
 // decompression bomb costs its own query's goroutine and holds up no one
@@ -51,7 +30,8 @@ var ErrClientClosed = errors.New("a2s: client closed")
 // A query asks for the challenge first and then, with it, for every
 // section left at once; the challenge is remembered per server, so the
 // next query to it needs no extra round trip (a stale one just earns a new
-// one). An unanswered request is sent again after Timeout, half as long
+// one). The client remembers 65,536 servers' challenges; past that, a new
+// server takes the place of one not asked for a while. An unanswered request is sent again after Timeout, half as long
 // again on each resend, Retries times, and the whole query takes at most
 // Deadline: with the defaults, 1 s, 1.5 s and 2.25 s, so a silent server
 // fails after 4.75 s and never after more than 5 s.
@@ -87,10 +67,10 @@ type Client struct {
 	// both (default 50ms; negative disables the wait).
 	GoldSourceGrace time.Duration
 	// LegacyChallenge fetches a missing challenge with the deprecated
-	// A2S_SERVERQUERY_GETCHALLENGE request (see [Query.LegacyChallenge]).
+	// A2S_SERVERQUERY_GETCHALLENGE request (see [Options.LegacyChallenge]).
 	LegacyChallenge bool
 	// PadInfo pads A2S_INFO requests to PaddedInfoSize bytes, which a
-	// server may answer without a challenge (see [Query.PadInfo]). Servers
+	// server may answer without a challenge (see [Options.PadInfo]). Servers
 	// that insist on the challenge answer with an 'A' reply as usual, and
 	// the resent request is padded too.
 	PadInfo bool
@@ -100,24 +80,22 @@ type Client struct {
 	// LocalAddr is the address the client binds when it opens its own
 	// socket; the zero value binds every interface on a free port.
 	LocalAddr netip.AddrPort
-	// ReadBuffer is the SO_RCVBUF asked for the socket (default
-	// DefaultReadBuffer, 4 MB; the kernel caps it).
+	// ReadBuffer is the SO_RCVBUF asked for the socket: zero means
+	// DefaultReadBuffer, 4 MB (the kernel caps it), a negative value the
+	// system's default.
 	ReadBuffer int
 	// Debug, if set, is called with every datagram sent ("send") and
 	// received ("recv"). It must not retain b. Received datagrams are
 	// reported from the read loop, so Debug should be quick.
 	Debug func(dir string, addr netip.AddrPort, b []byte)
 
-	initOnce sync.Once
-	initErr  error
-	conn     net.PacketConn
-	loopDone chan struct{} // closed when the read loop has returned
+	initOnce   sync.Once
+	initErr    error
+	t          *udpclient.Transport
+	challenges *udpclient.Challenges
 
-	mu         sync.Mutex
-	peers      map[netip.AddrPort]*call // the queries of each server, linked by next
-	challenges map[netip.AddrPort]uint32
-	closed     bool
-	readErr    error
+	mu     sync.Mutex
+	closed bool
 }
 
 // InfoResult is the answer to an A2S_INFO query.
@@ -132,52 +110,16 @@ type InfoResult struct {
 	RTT time.Duration
 }
 
-// call is one query in progress: the read loop queues the datagrams of its
-// server on ch, and the querying goroutine runs the conversation.
+// call is one query in progress, pooled: its conversation and the
+// options it reads.
 type call struct {
-	addr  netip.AddrPort
-	next  *call // the next query of the same server
-	ch    chan event
-	timer *time.Timer
-	query Query
-	conv  Conversation
-	req   []byte // the request buffer
+	opts Options
+	conv Conversation
 }
 
-// event is what the read loop hands a query: a datagram (which the query
-// owns), or an ICMP error about its server.
-type event struct {
-	b      []byte
-	err    error
-	pooled *[]byte // b's buffer, to recycle once digested: a split fragment
-}
+var callPool = sync.Pool{New: func() any { return new(call) }}
 
-// fragmentPool recycles the buffers of split fragments, which the
-// reassembler copies: unlike whole replies, which the results alias.
-var fragmentPool = sync.Pool{New: func() any {
-	b := make([]byte, 0, pooledFragment)
-	return &b
-}}
-
-// pooledFragment is the capacity of a pooled fragment buffer: the most a
-// Reassembler takes by default.
-const pooledFragment = DefaultMaxFragmentSize
-
-// recycle returns ev's buffer to its pool, if it has one.
-func (ev *event) recycle() {
-	if ev.pooled != nil {
-		*ev.pooled = ev.b[:0]
-		fragmentPool.Put(ev.pooled)
-	}
-}
-
-var callPool = sync.Pool{New: func() any {
-	t := time.NewTimer(time.Hour)
-	t.Stop()
-	return &call{ch: make(chan event, callQueue), timer: t, req: make([]byte, 0, 64)}
-}}
-
-// init opens the socket and starts the read loop once.
+// init opens the transport once.
 func (c *Client) init() error {
 	c.initOnce.Do(func() {
 		c.mu.Lock()
@@ -187,29 +129,15 @@ func (c *Client) init() error {
 			c.initErr = ErrClientClosed
 			return
 		}
-		conn := c.PacketConn
-		if conn == nil {
-			uc, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(c.LocalAddr))
-			if err != nil {
-				c.initErr = fmt.Errorf("a2s: open socket: %w", err)
-				return
-			}
-			conn = uc
+		t, err := udpclient.Open(udpclient.Config{
+			Conn: c.PacketConn, LocalAddr: c.LocalAddr, ReadBuffer: c.ReadBuffer,
+			Name: "a2s", ErrClosed: ErrClientClosed, Debug: c.Debug,
+		})
+		if err != nil {
+			c.initErr = err
+			return
 		}
-		if uc, ok := conn.(*net.UDPConn); ok {
-			size := c.ReadBuffer
-			if size <= 0 {
-				size = DefaultReadBuffer
-			}
-			_ = uc.SetReadBuffer(size) // best effort: the kernel caps it
-		}
-		c.conn = conn
-		c.peers = make(map[netip.AddrPort]*call)
-		c.challenges = make(map[netip.AddrPort]uint32)
-		c.loopDone = make(chan struct{})
-		r := udpio.NewReader(conn, receiveBufferSize, clientReadBatch)
-		r.EnableReports() // a closed port fails its query at once (Linux)
-		go c.readLoop(r)
+		c.t, c.challenges = t, udpclient.NewChallenges(0)
 	})
 	return c.initErr
 }
@@ -225,15 +153,13 @@ func (c *Client) Close() error {
 	c.closed = true
 	c.mu.Unlock()
 	c.initOnce.Do(func() { c.initErr = ErrClientClosed }) // not started: never start
-	if c.conn == nil {
+	if c.t == nil {
 		if c.PacketConn != nil {
 			return c.PacketConn.Close()
 		}
 		return nil
 	}
-	err := c.conn.Close()
-	<-c.loopDone
-	return err
+	return c.t.Close()
 }
 
 // Query asks addr for the sections wanted (zero means AllSections) in one
@@ -262,7 +188,7 @@ func (c *Client) QueryFunc(ctx context.Context, addr netip.AddrPort, sections Se
 	}
 	res := new(Result)
 	*res = *cl.conv.Result()
-	c.release(cl)
+	release(cl)
 	return res, res.firstErr()
 }
 
@@ -284,7 +210,7 @@ func (c *Client) Info(ctx context.Context, addr netip.AddrPort) (*InfoResult, er
 	if err != nil {
 		return nil, err
 	}
-	defer c.release(cl)
+	defer release(cl)
 	r := cl.conv.Result()
 	if r.InfoErr != nil {
 		return nil, r.InfoErr
@@ -298,7 +224,7 @@ func (c *Client) Players(ctx context.Context, addr netip.AddrPort) (*Players, er
 	if err != nil {
 		return nil, err
 	}
-	defer c.release(cl)
+	defer release(cl)
 	r := cl.conv.Result()
 	return r.Players, r.PlayersErr
 }
@@ -309,7 +235,7 @@ func (c *Client) Rules(ctx context.Context, addr netip.AddrPort) (*Rules, error)
 	if err != nil {
 		return nil, err
 	}
-	defer c.release(cl)
+	defer release(cl)
 	r := cl.conv.Result()
 	return r.Rules, r.RulesErr
 }
@@ -321,7 +247,7 @@ func (c *Client) Ping(ctx context.Context, addr netip.AddrPort) (time.Duration, 
 	if err != nil {
 		return 0, err
 	}
-	defer c.release(cl)
+	defer release(cl)
 	r := cl.conv.Result()
 	if r.PingErr != nil {
 		return 0, r.PingErr
@@ -342,9 +268,9 @@ func QueryInfo(ctx context.Context, addr netip.AddrPort) (*Info, error) {
 	return res.Info, nil
 }
 
-// query is the Query of the client's fields, for sections.
-func (c *Client) query(sections Sections) Query {
-	return Query{
+// options are the Options of the client's fields, for sections.
+func (c *Client) options(sections Sections) Options {
+	return Options{
 		Sections:        sections,
 		Timeout:         c.Timeout,
 		Retries:         c.Retries,
@@ -364,219 +290,29 @@ func (c *Client) run(ctx context.Context, addr netip.AddrPort, sections Sections
 	}
 	addr = netip.AddrPortFrom(addr.Addr().Unmap(), addr.Port())
 	cl := callPool.Get().(*call)
-	cl.addr = addr
-	cl.query = c.query(sections)
-	chal, has, err := c.register(cl)
-	if err != nil {
-		callPool.Put(cl)
-		return nil, err
-	}
+	cl.opts = c.options(sections)
 	conv := &cl.conv
-	conv.Start(&cl.query, addr, chal, has)
-	var reported Sections
-	for {
-		now := time.Now()
-		c.sendPending(cl, now)
-		if each != nil {
-			if ended := conv.ended() &^ reported; ended != 0 {
+	chal, has := c.challenges.Get(addr)
+	conv.Start(&cl.opts, addr, chal, has)
+	var step func()
+	if each != nil {
+		var reported Sections
+		step = func() {
+			if ended := conv.Ended() &^ reported; ended != 0 {
 				reported |= ended
 				each(ended, conv.Result())
 			}
 		}
-		if conv.Done() {
-			break
-		}
-		wake := conv.Wake()
-		cl.timer.Reset(wake.Sub(now))
-		select {
-		case ev := <-cl.ch:
-			c.handle(cl, ev)
-			for more := true; more && !conv.Done(); {
-				select {
-				case ev := <-cl.ch:
-					c.handle(cl, ev)
-				default:
-					more = false
-				}
-			}
-		case <-cl.timer.C:
-			conv.Tick(time.Now())
-		case <-ctx.Done():
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				conv.expire()
-			} else {
-				conv.Fail(ctx.Err())
-			}
-		case <-c.loopDone:
-			c.mu.Lock()
-			err := c.closedErrLocked()
-			c.mu.Unlock()
-			conv.Fail(err)
-		}
 	}
-	cl.timer.Stop()
-	c.unregister(cl)
+	c.t.Exchange(ctx, addr, conv, step)
+	if chal, ok := conv.Challenge(); ok {
+		c.challenges.Put(addr, chal)
+	}
 	return cl, nil
 }
 
-// handle hands an event of the read loop to cl's conversation.
-func (c *Client) handle(cl *call, ev event) {
-	if ev.err != nil {
-		cl.conv.Unreachable(ev.err)
-		return
-	}
-	cl.conv.receive(ev.b, ev.pooled == nil, time.Now())
-	ev.recycle()
-}
-
-// sendPending sends the requests cl's conversation has ready.
-func (c *Client) sendPending(cl *call, now time.Time) {
-	for {
-		b, ok := cl.conv.AppendRequest(cl.req[:0], now)
-		if !ok {
-			return
-		}
-		cl.req = b
-		if c.Debug != nil {
-			c.Debug("send", cl.addr, b)
-		}
-		if err := udpio.WriteTo(c.conn, b, cl.addr); err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				c.mu.Lock()
-				if c.closed || c.readErr != nil {
-					err = c.closedErrLocked() // closed while the request went out
-				}
-				c.mu.Unlock()
-			}
-			cl.conv.Fail(err)
-			return
-		}
-	}
-}
-
 // release recycles a call whose result has been read.
-func (c *Client) release(cl *call) {
-	for {
-		select {
-		case ev := <-cl.ch:
-			ev.recycle()
-			continue
-		default:
-		}
-		break
-	}
+func release(cl *call) {
 	cl.conv.res = Result{} // let go of the parsed replies
 	callPool.Put(cl)
-}
-
-// register adds cl to its server's queries and returns the cached
-// challenge.
-func (c *Client) register(cl *call) (chal uint32, has bool, err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed || c.readErr != nil {
-		return 0, false, c.closedErrLocked()
-	}
-	cl.next = c.peers[cl.addr]
-	c.peers[cl.addr] = cl
-	chal, has = c.challenges[cl.addr]
-	return chal, has, nil
-}
-
-// unregister removes cl from its server's queries and keeps the challenge
-// its conversation learned.
-func (c *Client) unregister(cl *call) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if head := c.peers[cl.addr]; head == cl {
-		if cl.next == nil {
-			delete(c.peers, cl.addr)
-		} else {
-			c.peers[cl.addr] = cl.next
-		}
-	} else {
-		for p := head; p != nil; p = p.next {
-			if p.next == cl {
-				p.next = cl.next
-				break
-			}
-		}
-	}
-	cl.next = nil
-	if chal, ok := cl.conv.Challenge(); ok {
-		if _, known := c.challenges[cl.addr]; !known && len(c.challenges) >= maxCachedChallenges {
-			for k := range c.challenges { // evict an arbitrary entry
-				delete(c.challenges, k)
-				break
-			}
-		}
-		c.challenges[cl.addr] = chal
-	}
-}
-
-// closedErrLocked is why queries fail once the client is closed or its
-// socket failed. c.mu is held.
-func (c *Client) closedErrLocked() error {
-	if c.readErr != nil {
-		return c.readErr
-	}
-	return ErrClientClosed
-}
-
-// readLoop reads every datagram of the socket and hands it to the queries
-// of its server, until the socket is closed or fails maxReadErrors times
-// in a row.
-func (c *Client) readLoop(r *udpio.Reader) {
-	defer close(c.loopDone)
-	defer r.Close()
-	for failures := 0; ; {
-		n, err := r.Read()
-		if err != nil {
-			if !errors.Is(err, net.ErrClosed) {
-				if failures++; failures < maxReadErrors {
-					continue
-				}
-			}
-			c.mu.Lock()
-			if !c.closed && c.readErr == nil {
-				c.readErr = fmt.Errorf("a2s: read: %w", err)
-			}
-			c.mu.Unlock()
-			return
-		}
-		failures = 0
-		for _, rep := range r.Reports() {
-			c.deliver(rep.Addr, nil, rep.Err)
-		}
-		for i := range n {
-			from, b := r.Datagram(i)
-			if c.Debug != nil {
-				c.Debug("recv", from, b)
-			}
-			c.deliver(from, b, nil)
-		}
-	}
-}
-
-// deliver queues a copy of datagram b, or the ICMP error err, for every
-// query of the server at addr. A query whose queue is full misses it.
-func (c *Client) deliver(addr netip.AddrPort, b []byte, err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for cl := c.peers[addr]; cl != nil; cl = cl.next {
-		ev := event{err: err}
-		switch {
-		case err != nil:
-		case len(b) <= pooledFragment && len(b) >= 4 && b[0] == 0xFE:
-			ev.pooled = fragmentPool.Get().(*[]byte)
-			ev.b = append(*ev.pooled, b...)
-		default:
-			ev.b = append([]byte(nil), b...)
-		}
-		select {
-		case cl.ch <- ev:
-		default:
-			ev.recycle()
-		}
-	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/a2stest"
+	"github.com/gsq-project/gsq/internal/testutil"
 	"github.com/gsq-project/gsq/internal/udpio/udptest"
 )
 
@@ -61,7 +62,7 @@ func TestClientQueryOneConversation(t *testing.T) {
 	c := &a2s.Client{Debug: log.hook(t)}
 	defer c.Close()
 	for i, want := range []string{"T- T+ U+ V+", "T+ U+ V+"} {
-		res, err := c.Query(testCtx(t), srv.Addr(), a2s.AllSections)
+		res, err := c.Query(testutil.Context(t), srv.Addr(), a2s.AllSections)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +88,7 @@ func TestClientClosedPortIsUnreachable(t *testing.T) {
 	// second, host-wide; a request whose error was not sent is resent.)
 	c := &a2s.Client{Timeout: 300 * time.Millisecond, Retries: 1000, Deadline: -1, Debug: log.hook(t)}
 	defer c.Close()
-	res, err := c.Query(testCtx(t), closed, a2s.AllSections)
+	res, err := c.Query(testutil.Context(t), closed, a2s.AllSections)
 	if !errors.Is(err, a2s.ErrUnreachable) || !errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, a2s.ErrTimeout) {
 		t.Fatalf("err = %v, want unreachable", err)
 	}
@@ -99,7 +100,7 @@ func TestClientClosedPortIsUnreachable(t *testing.T) {
 	} else if got != "T-" {
 		t.Logf("sent %q: an ICMP error was not sent", got)
 	}
-	if _, err := c.Info(testCtx(t), closed); !errors.Is(err, a2s.ErrUnreachable) {
+	if _, err := c.Info(testutil.Context(t), closed); !errors.Is(err, a2s.ErrUnreachable) {
 		t.Errorf("Info: %v", err)
 	}
 }
@@ -111,7 +112,7 @@ func TestClientGarbageIsNotSilence(t *testing.T) {
 	})
 	c := &a2s.Client{Timeout: 20 * time.Millisecond, Retries: 1}
 	defer c.Close()
-	_, err := c.Info(testCtx(t), addr)
+	_, err := c.Info(testutil.Context(t), addr)
 	var pe *a2s.ParseError
 	if !errors.Is(err, a2s.ErrNotA2S) || errors.Is(err, a2s.ErrTimeout) || !errors.As(err, &pe) {
 		t.Fatalf("err = %v, want ErrNotA2S", err)
@@ -133,7 +134,7 @@ func TestClientDeadline(t *testing.T) {
 	})
 	c := &a2s.Client{Timeout: time.Hour, Deadline: 200 * time.Millisecond}
 	defer c.Close()
-	res, err := c.Query(testCtx(t), addr, a2s.AllSections)
+	res, err := c.Query(testutil.Context(t), addr, a2s.AllSections)
 	if res == nil || res.Info == nil || !errors.Is(err, a2s.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("result %+v, err %v", res, err)
 	}
@@ -158,7 +159,7 @@ func TestClientQueryFuncReportsEachSection(t *testing.T) {
 	c := &a2s.Client{Timeout: time.Hour, Deadline: 200 * time.Millisecond}
 	defer c.Close()
 	var calls []a2s.Sections
-	res, err := c.QueryFunc(testCtx(t), addr, a2s.AllSections, func(ended a2s.Sections, r *a2s.Result) {
+	res, err := c.QueryFunc(testutil.Context(t), addr, a2s.AllSections, func(ended a2s.Sections, r *a2s.Result) {
 		calls = append(calls, ended)
 		if ended&a2s.SectionInfo != 0 && r.Info == nil {
 			t.Errorf("INFO reported without its answer")
@@ -184,7 +185,7 @@ func TestClientContextDeadlineGarbage(t *testing.T) {
 	})
 	c := &a2s.Client{Timeout: time.Hour, Deadline: -1}
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(testCtx(t), 100*time.Millisecond)
+	ctx, cancel := context.WithTimeout(testutil.Context(t), 100*time.Millisecond)
 	defer cancel()
 	res, err := c.Query(ctx, addr, a2s.AllSections)
 	if !errors.Is(err, a2s.ErrNotA2S) || errors.Is(err, a2s.ErrTimeout) || !errors.Is(res.RulesErr, a2s.ErrNotA2S) {
@@ -192,7 +193,7 @@ func TestClientContextDeadlineGarbage(t *testing.T) {
 	}
 	// Without garbage it is a timeout that says the context ended it.
 	silent := newFakePeer(t, nil)
-	ctx, cancel = context.WithTimeout(testCtx(t), 50*time.Millisecond)
+	ctx, cancel = context.WithTimeout(testutil.Context(t), 50*time.Millisecond)
 	defer cancel()
 	if _, err := c.Query(ctx, silent, a2s.SectionInfo); !errors.Is(err, a2s.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("silent: %v", err)
@@ -207,7 +208,7 @@ func TestClientSilentServerIsAskedInfoOnly(t *testing.T) {
 	var log sendLog
 	c := &a2s.Client{Timeout: 20 * time.Millisecond, Retries: 1, Debug: log.hook(t)}
 	defer c.Close()
-	res, err := c.Query(testCtx(t), addr, a2s.AllSections)
+	res, err := c.Query(testutil.Context(t), addr, a2s.AllSections)
 	if !errors.Is(err, a2s.ErrTimeout) || !errors.Is(res.RulesErr, a2s.ErrTimeout) {
 		t.Fatalf("err %v, rules %v", err, res.RulesErr)
 	}
@@ -248,7 +249,7 @@ func TestClientBombNeighbour(t *testing.T) {
 	srv, info, _, _ := newModernServer(t)
 	c := &a2s.Client{Timeout: 2 * time.Second}
 	defer c.Close()
-	ctx := testCtx(t)
+	ctx := testutil.Context(t)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -301,7 +302,7 @@ func TestClientLocalAddr(t *testing.T) {
 	pc.Close() // a free port, for the client to bind
 	c := &a2s.Client{LocalAddr: local, ReadBuffer: 1 << 16}
 	defer c.Close()
-	if _, err := c.Info(testCtx(t), addr); err != nil {
+	if _, err := c.Info(testutil.Context(t), addr); err != nil {
 		t.Fatal(err)
 	}
 	if from := <-seen; from != local {

@@ -16,14 +16,8 @@ import (
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/a2stest"
+	"github.com/gsq-project/gsq/internal/testutil"
 )
-
-// testCtx bounds every test conversation.
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 func newClient(t *testing.T) *a2s.Client {
 	c := &a2s.Client{Timeout: 500 * time.Millisecond, Retries: 3}
@@ -76,7 +70,7 @@ func TestClientProfiles(t *testing.T) {
 			if p.Loss > 0 {
 				c.Timeout, c.Retries = 200*time.Millisecond, 20
 			}
-			ctx := testCtx(t)
+			ctx := testutil.Context(t)
 			if p.Banned != nil {
 				checkBanned(t, c, srv.Addr(), p.Banned)
 				return
@@ -115,7 +109,7 @@ func TestClientProfiles(t *testing.T) {
 func checkBanned(t *testing.T, c *a2s.Client, addr netip.AddrPort, msg a2s.Text) {
 	t.Helper()
 	c.Timeout, c.Retries = 10*time.Second, 5
-	ctx := testCtx(t)
+	ctx := testutil.Context(t)
 	queries := map[string]func() error{
 		"info":    func() error { _, err := c.Info(ctx, addr); return err },
 		"players": func() error { _, err := c.Players(ctx, addr); return err },
@@ -143,7 +137,7 @@ func TestClientRustCounts(t *testing.T) {
 	p, _ := a2stest.LookupProfile("rust")
 	srv := a2stest.NewServer(p)
 	defer srv.Close()
-	res, err := newClient(t).Info(testCtx(t), srv.Addr())
+	res, err := newClient(t).Info(testutil.Context(t), srv.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +156,7 @@ func TestClientChallengeCached(t *testing.T) {
 	srv := a2stest.NewServer(a2stest.Profile{RateLimit: -1})
 	defer srv.Close()
 	c := newClient(t)
-	ctx := testCtx(t)
+	ctx := testutil.Context(t)
 	if _, err := c.Info(ctx, srv.Addr()); err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +179,7 @@ func TestClientChallengeCached(t *testing.T) {
 func TestClientStaleChallenge(t *testing.T) {
 	t.Parallel()
 	c := newClient(t)
-	ctx := testCtx(t)
+	ctx := testutil.Context(t)
 	srv := a2stest.NewServer(a2stest.Profile{RateLimit: -1})
 	if _, err := c.Info(ctx, srv.Addr()); err != nil {
 		t.Fatal(err)
@@ -224,7 +218,7 @@ func TestClientLegacyChallenge(t *testing.T) {
 			sent = append(sent, b[4])
 		}
 	}
-	p, err := c.Players(testCtx(t), srv.Addr())
+	p, err := c.Players(testutil.Context(t), srv.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +260,7 @@ func TestClientPadInfo(t *testing.T) {
 				sizes = append(sizes, len(b))
 			}
 		}
-		res, err := c.Info(testCtx(t), pc.LocalAddr().(*net.UDPAddr).AddrPort())
+		res, err := c.Info(testutil.Context(t), pc.LocalAddr().(*net.UDPAddr).AddrPort())
 		s.Shutdown(context.Background())
 		if err != nil {
 			t.Fatalf("accept %v: %v", tc.accept, err)
@@ -289,7 +283,7 @@ func TestClientPing(t *testing.T) {
 	t.Parallel()
 	srv := a2stest.NewServer(a2stest.Profile{})
 	defer srv.Close()
-	rtt, err := newClient(t).Ping(testCtx(t), srv.Addr())
+	rtt, err := newClient(t).Ping(testutil.Context(t), srv.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +329,7 @@ func TestClientSilentServer(t *testing.T) {
 	addr := newFakePeer(t, nil)
 	c := &a2s.Client{Timeout: 50 * time.Millisecond, Retries: 1}
 	defer c.Close()
-	_, err := c.Info(testCtx(t), addr)
+	_, err := c.Info(testutil.Context(t), addr)
 	if !errors.Is(err, a2s.ErrTimeout) || !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("err = %v, want ErrTimeout and os.ErrDeadlineExceeded", err)
 	}
@@ -381,7 +375,7 @@ func TestClientChallengeLoop(t *testing.T) {
 	})
 	c := newClient(t)
 	c.MaxChallenges = 4
-	_, err := c.Info(testCtx(t), addr)
+	_, err := c.Info(testutil.Context(t), addr)
 	if !errors.Is(err, a2s.ErrTooManyChallenges) {
 		t.Fatalf("err = %v, want ErrTooManyChallenges", err)
 	}
@@ -422,7 +416,7 @@ func TestClientMismatchedReplies(t *testing.T) {
 		conn.WriteToUDPAddrPort([]byte{0xFF, 0xFF, 0xFF, 0xFE}, from) // bad fragment
 		conn.WriteToUDPAddrPort(infoReply, from)
 	})
-	res, err := newClient(t).Info(testCtx(t), addr)
+	res, err := newClient(t).Info(testutil.Context(t), addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,7 +430,7 @@ func TestClientParseError(t *testing.T) {
 	addr := newFakePeer(t, func(conn *net.UDPConn, from netip.AddrPort, req []byte) {
 		conn.WriteToUDPAddrPort([]byte{0xFF, 0xFF, 0xFF, 0xFF, 'I', 17, 'x'}, from)
 	})
-	_, err := newClient(t).Info(testCtx(t), addr)
+	_, err := newClient(t).Info(testutil.Context(t), addr)
 	var pe *a2s.ParseError
 	if !errors.As(err, &pe) {
 		t.Fatalf("err = %v, want a *ParseError", err)
@@ -456,7 +450,7 @@ func TestClientConcurrent(t *testing.T) {
 		servers = append(servers, s)
 	}
 	c := newClient(t)
-	ctx := testCtx(t)
+	ctx := testutil.Context(t)
 	var wg sync.WaitGroup
 	errs := make(chan error, 1000)
 	for g := range 24 {
@@ -524,7 +518,7 @@ func TestQueryInfo(t *testing.T) {
 	t.Parallel()
 	srv := a2stest.NewServer(a2stest.Profile{})
 	defer srv.Close()
-	info, err := a2s.QueryInfo(testCtx(t), srv.Addr())
+	info, err := a2s.QueryInfo(testutil.Context(t), srv.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -565,7 +559,7 @@ func TestClientSendError(t *testing.T) {
 	t.Parallel()
 	c := &a2s.Client{Timeout: 10 * time.Second}
 	defer c.Close()
-	_, err := c.Info(testCtx(t), netip.MustParseAddrPort("127.0.0.1:0"))
+	_, err := c.Info(testutil.Context(t), netip.MustParseAddrPort("127.0.0.1:0"))
 	if err == nil || errors.Is(err, a2s.ErrTimeout) {
 		t.Fatalf("err = %v, want the send error", err)
 	}
@@ -582,7 +576,7 @@ func TestClientGenericPacketConn(t *testing.T) {
 	pc := listenLoopback(t)
 	c := &a2s.Client{Timeout: time.Second, PacketConn: wrappedConn{pc}}
 	defer c.Close()
-	ctx := testCtx(t)
+	ctx := testutil.Context(t)
 	res, err := c.Info(ctx, srv.Addr())
 	if err != nil {
 		t.Fatal(err)
@@ -602,13 +596,13 @@ func TestClientGenericPacketConn(t *testing.T) {
 // structs and lists. The budget of 10 leaves room for a pool refilled after
 // a GC.
 func TestClientQueryAllocs(t *testing.T) {
-	if raceEnabled {
+	if testutil.Race {
 		t.Skip("the race detector allocates")
 	}
 	srv := a2stest.NewServer(a2stest.Profile{RateLimit: -1})
 	defer srv.Close()
 	c := newClient(t)
-	ctx := testCtx(t)
+	ctx := testutil.Context(t)
 	var err error
 	query := func() {
 		if err != nil {
@@ -627,6 +621,7 @@ func TestClientQueryAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("%.1f allocations per INFO+PLAYER+RULES", allocs)
 	if allocs > 10 {
 		t.Errorf("%.0f allocations per INFO+PLAYER+RULES, want at most 10", allocs)
 	}
@@ -639,7 +634,7 @@ func TestClientResultsIndependent(t *testing.T) {
 	t.Parallel()
 	srv, wantInfo, wantPlayers, wantRules := newModernServer(t)
 	c := newClient(t)
-	ctx := testCtx(t)
+	ctx := testutil.Context(t)
 	var infos []*a2s.Info
 	var players []*a2s.Players
 	var rules []*a2s.Rules
@@ -727,7 +722,7 @@ func TestClientRetryKeepsChallenge(t *testing.T) {
 	})
 	c := &a2s.Client{Timeout: 500 * time.Millisecond, Retries: 2} // only the lost request times out, even when slow
 	defer c.Close()
-	res, err := c.Info(testCtx(t), addr)
+	res, err := c.Info(testutil.Context(t), addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -773,14 +768,14 @@ func TestClientCancelWhileReplyInFlight(t *testing.T) {
 	})
 	c := newClient(t)
 	for range 50 {
-		ctx, cf := context.WithCancel(testCtx(t))
+		ctx, cf := context.WithCancel(testutil.Context(t))
 		mu.Lock()
 		cancel = cf
 		mu.Unlock()
 		if _, err := c.Info(ctx, addr); err != nil && !errors.Is(err, context.Canceled) {
 			t.Fatalf("canceled Info: %v", err)
 		}
-		p, err := c.Players(testCtx(t), addr)
+		p, err := c.Players(testutil.Context(t), addr)
 		if err != nil {
 			t.Fatalf("Players after a canceled Info: %v", err)
 		}
@@ -796,7 +791,7 @@ func TestClientConcurrentChallenges(t *testing.T) {
 	t.Parallel()
 	srv, wantInfo, wantPlayers, wantRules := newModernServer(t)
 	c := newClient(t)
-	ctx := testCtx(t)
+	ctx := testutil.Context(t)
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for g := range 30 {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/gsq-project/gsq/internal/testutil"
 )
 
 // goldSourceInfo is an 'm' reply with its mod section.
@@ -140,13 +142,13 @@ func TestTruncatedPrefixes(t *testing.T) {
 		b    []byte
 		p    parser
 	}{
-		{"info-css", unhex(t, specInfoCSS), info},
-		{"info-ship", unhex(t, specInfoShip), info},
-		{"info-goldsource", unhex(t, specInfoGoldSource), info},
+		{"info-css", testutil.Unhex(t, specInfoCSS), info},
+		{"info-ship", testutil.Unhex(t, specInfoShip), info},
+		{"info-goldsource", testutil.Unhex(t, specInfoGoldSource), info},
 		{"info-edf", mustAppend(t, dayz()), info},
 		{"info-goldsource-mod", mustAppend(t, goldSourceInfo()), info},
-		{"players", unhex(t, specPlayers), players},
-		{"players-ship", unhex(t, specPlayersShip), players},
+		{"players", testutil.Unhex(t, specPlayers), players},
+		{"players-ship", testutil.Unhex(t, specPlayersShip), players},
 		{"rules", mustAppend(t, sampleRules()), rules},
 		{"fragment-source", mustAppend(t, Fragment{ID: 1, Total: 2, Size: 1248, Payload: []byte("\xFF\xFF\xFF\xFFE"), Format: SplitSource}), fragment},
 		{"fragment-compressed", mustAppend(t, Fragment{ID: 1, Total: 2, Compressed: true, DecompressedSize: 10, CRC: 1, Payload: []byte("BZh9"), Format: SplitSource}), fragment},
@@ -174,7 +176,7 @@ func TestTruncatedPrefixes(t *testing.T) {
 		})
 	}
 	// Requests, pings and challenges: no panic; a short challenge is an error.
-	for _, b := range [][]byte{unhex(t, specInfoRequestChallenge), unhex(t, specPlayerRequest), unhex(t, specPingReplySource), unhex(t, specChallengeReply)} {
+	for _, b := range [][]byte{testutil.Unhex(t, specInfoRequestChallenge), testutil.Unhex(t, specPlayerRequest), testutil.Unhex(t, specPingReplySource), testutil.Unhex(t, specChallengeReply)} {
 		for i := range len(b) {
 			ParseRequest(b[:i])
 			ParsePing(b[:i])
@@ -187,19 +189,19 @@ func TestTruncatedPrefixes(t *testing.T) {
 
 func TestParseInfoAllocs(t *testing.T) {
 	b := mustAppend(t, dayz())
-	gs := unhex(t, specInfoGoldSource)
+	gs := testutil.Unhex(t, specInfoGoldSource)
 	// One copy of the packet backs every Text; the Info, ShipInfo and
 	// ModInfo come in one block. 7 string fields, budget 2.
-	for name, pkt := range map[string][]byte{"source-edf": b, "goldsource-mod": gs, "ship": unhex(t, specInfoShip)} {
+	for name, pkt := range map[string][]byte{"source-edf": b, "goldsource-mod": gs, "ship": testutil.Unhex(t, specInfoShip)} {
 		if n := testing.AllocsPerRun(100, func() { ParseInfo(pkt) }); n > 2 {
 			t.Errorf("ParseInfo(%s) allocates %v times, want at most 2", name, n)
 		}
 	}
-	if n := testing.AllocsPerRun(100, func() { ParsePlayers(unhex(t, specPlayersShip)) }); n > 5 {
+	if n := testing.AllocsPerRun(100, func() { ParsePlayers(testutil.Unhex(t, specPlayersShip)) }); n > 5 {
 		// unhex itself allocates; measure ParsePlayers alone below.
 		_ = n
 	}
-	pp := unhex(t, specPlayersShip)
+	pp := testutil.Unhex(t, specPlayersShip)
 	if n := testing.AllocsPerRun(100, func() { ParsePlayers(pp) }); n > 3 {
 		t.Errorf("ParsePlayers allocates %v times, want at most 3", n)
 	}

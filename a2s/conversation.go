@@ -1,6 +1,8 @@
 package a2s
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -8,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gsq-project/gsq/internal/neterr"
+	"github.com/gsq-project/gsq/internal/udpclient"
 )
 
 // Sections is a set of the queries a [Conversation] asks one server.
@@ -21,7 +24,7 @@ const (
 	SectionPing                         // A2A_PING, deprecated: Source servers ignore it
 )
 
-// AllSections is what a [Query] with no Sections asks: info, players and
+// AllSections is what [Options] with no Sections ask: info, players and
 // rules.
 const AllSections = SectionInfo | SectionPlayers | SectionRules
 
@@ -32,7 +35,7 @@ var (
 	sectionRequests = [numSections]byte{TypeInfoRequest, TypePlayerRequest, TypeRulesRequest, TypePingRequest}
 )
 
-// Defaults of a [Query] (and of [Client]) for the fields left zero.
+// Defaults of [Options] (and of [Client]) for the fields left zero.
 const (
 	DefaultTimeout         = time.Second
 	DefaultRetries         = 2
@@ -41,10 +44,10 @@ const (
 	DefaultGoldSourceGrace = 50 * time.Millisecond
 )
 
-// Query says what a [Conversation] asks a server and how long it waits. A
-// Query is only read by the conversations that use it, so one may serve
-// any number of them, at the same time too.
-type Query struct {
+// Options say what a [Conversation] asks a server and how long it waits.
+// Options are only read by the conversations that use them, so one value
+// may serve any number of them, at the same time too.
+type Options struct {
 	// Sections is what to ask; zero means AllSections.
 	Sections Sections
 	// Timeout is how long to wait for the answer to the first send of a
@@ -86,59 +89,50 @@ type Query struct {
 	Serial bool
 }
 
-func (q *Query) sections() Sections {
-	if s := q.Sections & (AllSections | SectionPing); s != 0 {
+func (o *Options) sections() Sections {
+	if s := o.Sections & (AllSections | SectionPing); s != 0 {
 		return s
 	}
 	return AllSections
 }
 
-func (q *Query) timeout(attempt int) time.Duration {
-	t := q.Timeout
+func (o *Options) timeout(attempt int) time.Duration {
+	t := o.Timeout
 	if t <= 0 {
 		t = DefaultTimeout
 	}
-	for range attempt {
-		if q.MaxTimeout > 0 && t >= q.MaxTimeout || t > 1<<50 {
-			break // capped, or a day and more: stop before it overflows
-		}
-		t += t / 2
-	}
-	if q.MaxTimeout > 0 {
-		t = min(t, q.MaxTimeout)
-	}
-	return t
+	return udpclient.Backoff(t, o.MaxTimeout, attempt)
 }
 
-func (q *Query) retries() int {
+func (o *Options) retries() int {
 	switch {
-	case q.Retries < 0:
+	case o.Retries < 0:
 		return 0
-	case q.Retries == 0:
+	case o.Retries == 0:
 		return DefaultRetries
 	}
-	return min(q.Retries, math.MaxUint16)
+	return min(o.Retries, math.MaxUint16)
 }
 
-func (q *Query) deadline() time.Duration {
-	if q.Deadline == 0 {
+func (o *Options) deadline() time.Duration {
+	if o.Deadline == 0 {
 		return DefaultDeadline
 	}
-	return q.Deadline
+	return o.Deadline
 }
 
-func (q *Query) maxChallenges() int {
-	if q.MaxChallenges <= 0 {
+func (o *Options) maxChallenges() int {
+	if o.MaxChallenges <= 0 {
 		return DefaultMaxChallenges
 	}
-	return q.MaxChallenges
+	return o.MaxChallenges
 }
 
-func (q *Query) grace() time.Duration {
-	if q.GoldSourceGrace == 0 {
+func (o *Options) grace() time.Duration {
+	if o.GoldSourceGrace == 0 {
 		return DefaultGoldSourceGrace
 	}
-	return q.GoldSourceGrace
+	return o.GoldSourceGrace
 }
 
 // Result is what a conversation got from its server: for each section
@@ -202,7 +196,7 @@ func (r *Result) setErr(i int, err error) {
 // The zero value is ready for Start; a Conversation may be started again
 // once done, which reuses its storage.
 type Conversation struct {
-	q    *Query
+	o    *Options
 	addr netip.AddrPort
 
 	want     Sections
@@ -233,14 +227,14 @@ type Conversation struct {
 	res   Result
 }
 
-// Start begins a conversation with addr about what q says. challenge is
+// Start begins a conversation with addr about what o says. challenge is
 // the server's challenge when known (hasChallenge), from an earlier
-// conversation: then every section is asked at once. q must not change
+// conversation: then every section is asked at once. o must not change
 // while the conversation runs.
-func (c *Conversation) Start(q *Query, addr netip.AddrPort, challenge uint32, hasChallenge bool) {
+func (c *Conversation) Start(o *Options, addr netip.AddrPort, challenge uint32, hasChallenge bool) {
 	c.reasm.Reset()
-	*c = Conversation{q: q, addr: addr, chal: challenge, hasChal: hasChallenge, open: hasChallenge, reasm: c.reasm}
-	c.want = q.sections()
+	*c = Conversation{o: o, addr: addr, chal: challenge, hasChal: hasChallenge, open: hasChallenge, reasm: c.reasm}
+	c.want = o.sections()
 	c.ask(c.next())
 }
 
@@ -271,7 +265,7 @@ func (c *Conversation) Done() bool { return c.finished == c.want && c.grace.IsZe
 // Pending reports whether a request is ready to be sent: AppendRequest
 // will hand it out.
 func (c *Conversation) Pending() bool {
-	return c.due != 0 && !(c.q.Serial && c.air != 0)
+	return c.due != 0 && !(c.o.Serial && c.air != 0)
 }
 
 // Heard reports whether the server has sent something that reads as A2S.
@@ -312,9 +306,9 @@ func (c *Conversation) AppendRequest(b []byte, now time.Time) (req []byte, ok bo
 	i := bits.TrailingZeros8(uint8(s))
 	r := Request{Type: sectionRequests[i], Challenge: c.chal, HasChallenge: c.hasChal}
 	switch {
-	case c.q.LegacyChallenge && !c.hasChal && (s == SectionPlayers || s == SectionRules):
+	case c.o.LegacyChallenge && !c.hasChal && (s == SectionPlayers || s == SectionRules):
 		r = Request{Type: TypeChallengeRequestLegacy, Padding: 4}
-	case c.q.PadInfo && s == SectionInfo:
+	case c.o.PadInfo && s == SectionInfo:
 		r = r.PadTo(PaddedInfoSize)
 	}
 	out, err := r.AppendBinary(b)
@@ -325,11 +319,11 @@ func (c *Conversation) AppendRequest(b []byte, now time.Time) (req []byte, ok bo
 	c.due &^= s
 	c.air |= s
 	c.asked |= s
-	c.expiry[i] = now.Add(c.q.timeout(int(c.attempt[i])))
+	c.expiry[i] = now.Add(c.o.timeout(int(c.attempt[i])))
 	c.lastSend = now
 	if !c.started {
 		c.started = true
-		if d := c.q.deadline(); d > 0 {
+		if d := c.o.deadline(); d > 0 {
 			c.deadline = now.Add(d)
 		}
 	}
@@ -371,7 +365,7 @@ func (c *Conversation) Tick(now time.Time) {
 		c.failLeft(c.silence())
 		return
 	}
-	retries := c.q.retries()
+	retries := c.o.retries()
 	for w := c.air; w != 0; w &= w - 1 {
 		i := bits.TrailingZeros8(uint8(w))
 		if now.Before(c.expiry[i]) {
@@ -404,22 +398,11 @@ func (c *Conversation) silence() error {
 	return noAnswer{fragments: c.reasm.held()}
 }
 
-// expire ends every section not finished yet as the Deadline does, when
-// the deadline of the driver's context has passed: with a timeout that
-// matches context.DeadlineExceeded too, unless the server sent what is
-// not A2S.
-func (c *Conversation) expire() {
-	if c.bad != nil {
-		c.failLeft(c.bad)
-		return
-	}
-	c.failLeft(noAnswer{ctx: true, fragments: c.reasm.held()})
-}
-
-// ended is the sections that have ended, answered or failed; INFO not
-// while the GoldSource grace runs, as an 'I' reply may still replace the
-// 'm' one.
-func (c *Conversation) ended() Sections {
+// Ended returns the sections that have ended, answered or failed; INFO
+// not while the GoldSource grace runs, as an 'I' reply may still replace
+// the 'm' one. A driver that shows each section as it comes reads it
+// between steps.
+func (c *Conversation) Ended() Sections {
 	if !c.grace.IsZero() {
 		return c.finished &^ SectionInfo
 	}
@@ -427,8 +410,20 @@ func (c *Conversation) ended() Sections {
 }
 
 // Fail ends every section not finished yet with err: the driver gave up
-// (a send failed, its context ended, it closed).
-func (c *Conversation) Fail(err error) { c.failLeft(err) }
+// (a send failed, its context ended, it closed). A context's deadline
+// (err matches context.DeadlineExceeded) ends them as the Deadline does:
+// with a timeout that matches context.DeadlineExceeded too, unless the
+// server sent what is not A2S.
+func (c *Conversation) Fail(err error) {
+	switch {
+	case !errors.Is(err, context.DeadlineExceeded):
+		c.failLeft(err)
+	case c.bad != nil:
+		c.failLeft(c.bad)
+	default:
+		c.failLeft(noAnswer{ctx: true, fragments: c.reasm.held()})
+	}
+}
 
 // Unreachable ends every section not finished yet with [ErrUnreachable]
 // and err, the kernel's report: the network says the server cannot be
@@ -557,7 +552,7 @@ func (c *Conversation) challenged(chal uint32) {
 	if c.hasChal && chal == c.chal {
 		return // a copy of the challenge in use
 	}
-	if c.newChals++; c.newChals > c.q.maxChallenges() {
+	if c.newChals++; c.newChals > c.o.maxChallenges() {
 		c.failLeft(ErrTooManyChallenges)
 		return
 	}
@@ -584,7 +579,7 @@ func (c *Conversation) info(b []byte, typ byte, owned bool, now time.Time) {
 		c.res.Info = in
 		if typ == TypeInfoReplyGoldSource {
 			c.res.GoldSource = in
-			if g := c.q.grace(); g > 0 {
+			if g := c.o.grace(); g > 0 {
 				c.grace = now.Add(g)
 			}
 		}

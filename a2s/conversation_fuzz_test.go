@@ -25,7 +25,7 @@ func FuzzConversation(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, sections := range []Sections{AllSections, SectionInfo | SectionPing} {
 			for _, known := range []bool{false, true} {
-				q := &Query{Sections: sections, Timeout: time.Second, Retries: 1, Deadline: 10 * time.Second, LegacyChallenge: known}
+				q := &Options{Sections: sections, Timeout: time.Second, Retries: 1, Deadline: 10 * time.Second, LegacyChallenge: known}
 				var c Conversation
 				c.Start(q, addr, 7, known)
 				now := time.Unix(1000, 0)

@@ -20,7 +20,7 @@ type convTest struct {
 
 var convAddr = netip.MustParseAddrPort("192.0.2.1:27015")
 
-func startConv(t *testing.T, q *Query, chal uint32, known bool) *convTest {
+func startConv(t *testing.T, q *Options, chal uint32, known bool) *convTest {
 	t.Helper()
 	ct := &convTest{t: t, now: time.Unix(1_000_000, 0)}
 	ct.c.Start(q, convAddr, chal, known)
@@ -106,7 +106,7 @@ func (ct *convTest) checkAnswered() {
 
 func TestConversationChallengeThenAllAtOnce(t *testing.T) {
 	t.Parallel()
-	ct := startConv(t, &Query{}, 0, false)
+	ct := startConv(t, &Options{}, 0, false)
 	ct.expect("T-")
 	ct.recv(AppendChallenge(nil, 0x1234))
 	ct.expect("T1234 U1234 V1234")
@@ -124,7 +124,7 @@ func TestConversationChallengeThenAllAtOnce(t *testing.T) {
 
 func TestConversationKnownChallenge(t *testing.T) {
 	t.Parallel()
-	ct := startConv(t, &Query{}, 0x77, true)
+	ct := startConv(t, &Options{}, 0x77, true)
 	ct.expect("T77 U77 V77")
 	// The challenge went stale: each section earns the new one, which
 	// asks every section again, once.
@@ -139,7 +139,7 @@ func TestConversationNoChallengeServer(t *testing.T) {
 	// A server that answers without challenges: INFO answered freely says
 	// nothing of PLAYER, which goes alone; once it is answered without a
 	// challenge, RULES follows without one.
-	ct := startConv(t, &Query{}, 0, false)
+	ct := startConv(t, &Options{}, 0, false)
 	ct.expect("T-")
 	ct.recv(ct.encode(convInfo))
 	ct.expect("U-")
@@ -151,7 +151,7 @@ func TestConversationNoChallengeServer(t *testing.T) {
 
 func TestConversationSplitReplies(t *testing.T) {
 	t.Parallel()
-	ct := startConv(t, &Query{Sections: SectionPlayers | SectionRules}, 5, true)
+	ct := startConv(t, &Options{Sections: SectionPlayers | SectionRules}, 5, true)
 	ct.expect("U5 V5")
 	rules, err := SplitWriter{Size: 200}.AppendFragments(nil, 0x200, ct.encode(convRules))
 	if err != nil || len(rules) < 3 {
@@ -176,7 +176,7 @@ func TestConversationRetriesAndSilence(t *testing.T) {
 	t.Parallel()
 	// A silent server: INFO is sent 1+Retries times, 1s then 1.5s then
 	// 2.25s apart, and PLAYER and RULES are never asked.
-	ct := startConv(t, &Query{Retries: 2, Deadline: -1}, 0, false)
+	ct := startConv(t, &Options{Retries: 2, Deadline: -1}, 0, false)
 	ct.expect("T-")
 	var waits []time.Duration
 	for !ct.c.Done() {
@@ -204,7 +204,7 @@ func TestConversationRetryCounts(t *testing.T) {
 		retries int
 		sends   int
 	}{{-1, 1}, {0, 3}, {1, 2}, {4, 5}} {
-		ct := startConv(t, &Query{Sections: SectionInfo, Retries: tc.retries, Deadline: -1}, 0, false)
+		ct := startConv(t, &Options{Sections: SectionInfo, Retries: tc.retries, Deadline: -1}, 0, false)
 		sends := 0
 		for {
 			sends += len(strings.Fields(ct.send()))
@@ -223,7 +223,7 @@ func TestConversationDeadline(t *testing.T) {
 	t.Parallel()
 	// INFO comes back, PLAYER and RULES never do: the deadline ends them,
 	// whatever the retries would have allowed.
-	ct := startConv(t, &Query{Timeout: time.Second, Retries: 10, Deadline: 3 * time.Second}, 9, true)
+	ct := startConv(t, &Options{Timeout: time.Second, Retries: 10, Deadline: 3 * time.Second}, 9, true)
 	start := ct.now
 	ct.expect("T9 U9 V9")
 	ct.recv(ct.encode(convInfo))
@@ -241,7 +241,7 @@ func TestConversationSectionTimesOutAlone(t *testing.T) {
 	t.Parallel()
 	// RULES is never answered: it alone uses its retries and fails; the
 	// others stand.
-	ct := startConv(t, &Query{Retries: 1, Deadline: -1}, 0, false)
+	ct := startConv(t, &Options{Retries: 1, Deadline: -1}, 0, false)
 	ct.expect("T-")
 	ct.recv(AppendChallenge(nil, 3))
 	ct.expect("T3 U3 V3")
@@ -258,7 +258,7 @@ func TestConversationSectionTimesOutAlone(t *testing.T) {
 
 func TestConversationGarbageIsNotSilence(t *testing.T) {
 	t.Parallel()
-	ct := startConv(t, &Query{Retries: 1, Deadline: -1}, 0, false)
+	ct := startConv(t, &Options{Retries: 1, Deadline: -1}, 0, false)
 	ct.expect("T-")
 	ct.recv([]byte("hello, world"), []byte{0xFF, 0xFF})
 	if ct.c.Done() {
@@ -284,7 +284,7 @@ func TestConversationBadSplitFailsAtOnce(t *testing.T) {
 	t.Parallel()
 	// A split reply that announces 255 fragments fails the one section
 	// waiting at once, with the reassembler's error.
-	ct := startConv(t, &Query{Sections: SectionRules, Deadline: -1}, 1, true)
+	ct := startConv(t, &Options{Sections: SectionRules, Deadline: -1}, 1, true)
 	ct.expect("V1")
 	f := Fragment{ID: 7, Total: 255, Number: 0, Size: 1248, Payload: ct.encode(convRules), Format: SplitSource}
 	ct.recv(ct.encode(f))
@@ -296,7 +296,7 @@ func TestConversationBadSplitFailsAtOnce(t *testing.T) {
 
 func TestConversationBanned(t *testing.T) {
 	t.Parallel()
-	ct := startConv(t, &Query{}, 0, false)
+	ct := startConv(t, &Options{}, 0, false)
 	ct.expect("T-")
 	ban, _ := AppendBanned(nil, Text("You have been banned"))
 	ct.recv(ban)
@@ -314,7 +314,7 @@ func TestConversationBanned(t *testing.T) {
 
 func TestConversationTooManyChallenges(t *testing.T) {
 	t.Parallel()
-	ct := startConv(t, &Query{Sections: SectionInfo | SectionPlayers, MaxChallenges: 2}, 0, false)
+	ct := startConv(t, &Options{Sections: SectionInfo | SectionPlayers, MaxChallenges: 2}, 0, false)
 	ct.expect("T-")
 	ct.recv(AppendChallenge(nil, 1))
 	ct.expect("T1 U1")
@@ -331,20 +331,20 @@ func TestConversationGoldSourceGrace(t *testing.T) {
 	t.Parallel()
 	gold := &Info{Format: TypeInfoReplyGoldSource, Name: Text("gold"), Address: Text("1.2.3.4:27015")}
 	t.Run("both", func(t *testing.T) {
-		ct := startConv(t, &Query{Sections: SectionInfo}, 0, false)
+		ct := startConv(t, &Options{Sections: SectionInfo}, 0, false)
 		ct.expect("T-")
 		ct.recv(ct.encode(gold))
-		if ct.c.Done() || ct.c.ended() != 0 {
-			t.Fatalf("done (ended %v) before the grace for an 'I' reply", ct.c.ended())
+		if ct.c.Done() || ct.c.Ended() != 0 {
+			t.Fatalf("done (ended %v) before the grace for an 'I' reply", ct.c.Ended())
 		}
 		ct.recv(ct.encode(convInfo))
 		r := ct.c.Result()
-		if !ct.c.Done() || ct.c.ended() != SectionInfo || string(r.Info.Name) != "conv" || string(r.GoldSource.Name) != "gold" {
+		if !ct.c.Done() || ct.c.Ended() != SectionInfo || string(r.Info.Name) != "conv" || string(r.GoldSource.Name) != "gold" {
 			t.Fatalf("%+v", r)
 		}
 	})
 	t.Run("m only", func(t *testing.T) {
-		ct := startConv(t, &Query{Sections: SectionInfo}, 0, false)
+		ct := startConv(t, &Options{Sections: SectionInfo}, 0, false)
 		ct.expect("T-")
 		ct.recv(ct.encode(gold))
 		if d := ct.wait(); d != DefaultGoldSourceGrace || !ct.c.Done() {
@@ -358,7 +358,7 @@ func TestConversationGoldSourceGrace(t *testing.T) {
 
 func TestConversationUnreachable(t *testing.T) {
 	t.Parallel()
-	ct := startConv(t, &Query{}, 0, false)
+	ct := startConv(t, &Options{}, 0, false)
 	ct.expect("T-")
 	ct.c.Unreachable(syscall.ECONNREFUSED)
 	r := ct.c.Result()
@@ -374,7 +374,7 @@ func TestConversationUnreachable(t *testing.T) {
 
 func TestConversationSerial(t *testing.T) {
 	t.Parallel()
-	ct := startConv(t, &Query{Serial: true}, 4, true)
+	ct := startConv(t, &Options{Serial: true}, 4, true)
 	ct.expect("T4")
 	ct.recv(ct.encode(convInfo))
 	ct.expect("U4")
@@ -386,7 +386,7 @@ func TestConversationSerial(t *testing.T) {
 
 func TestConversationPadAndLegacy(t *testing.T) {
 	t.Parallel()
-	ct := startConv(t, &Query{PadInfo: true, LegacyChallenge: true, Sections: SectionInfo | SectionRules}, 0, false)
+	ct := startConv(t, &Options{PadInfo: true, LegacyChallenge: true, Sections: SectionInfo | SectionRules}, 0, false)
 	b, ok := ct.c.AppendRequest(nil, ct.now)
 	if !ok || len(b) != PaddedInfoSize {
 		t.Fatalf("INFO request of %d bytes, want %d", len(b), PaddedInfoSize)
@@ -403,7 +403,7 @@ func TestConversationPadAndLegacy(t *testing.T) {
 
 func TestConversationRTT(t *testing.T) {
 	t.Parallel()
-	ct := startConv(t, &Query{Sections: SectionInfo}, 0, false)
+	ct := startConv(t, &Options{Sections: SectionInfo}, 0, false)
 	ct.expect("T-")
 	ct.now = ct.now.Add(30 * time.Millisecond)
 	ct.recv(AppendChallenge(nil, 1))
@@ -412,7 +412,7 @@ func TestConversationRTT(t *testing.T) {
 	}
 	// A round trip timed across a resend is kept, but does not time the
 	// network.
-	ct = startConv(t, &Query{Sections: SectionInfo}, 0, false)
+	ct = startConv(t, &Options{Sections: SectionInfo}, 0, false)
 	ct.expect("T-")
 	ct.wait()
 	ct.expect("T-")
@@ -427,11 +427,11 @@ func TestConversationReuse(t *testing.T) {
 	t.Parallel()
 	// A conversation started again forgets the last one, half-done split
 	// replies included.
-	ct := startConv(t, &Query{Sections: SectionRules}, 1, true)
+	ct := startConv(t, &Options{Sections: SectionRules}, 1, true)
 	ct.expect("V1")
 	rules, _ := SplitWriter{Size: 200}.AppendFragments(nil, 0x300, ct.encode(convRules))
 	ct.recv(rules[0])
-	ct.c.Start(&Query{Sections: SectionRules}, convAddr, 1, true)
+	ct.c.Start(&Options{Sections: SectionRules}, convAddr, 1, true)
 	ct.expect("V1")
 	ct.recv(rules[1:]...)
 	if ct.c.Done() {
@@ -447,7 +447,7 @@ func TestConversationChallengeRestartsTimeout(t *testing.T) {
 	t.Parallel()
 	// The request resent after a challenge is a new request: it waits a
 	// whole Timeout of its own, however long the challenge took to come.
-	ct := startConv(t, &Query{Sections: SectionInfo, Retries: -1, Deadline: -1}, 0, false)
+	ct := startConv(t, &Options{Sections: SectionInfo, Retries: -1, Deadline: -1}, 0, false)
 	ct.expect("T-")
 	ct.now = ct.now.Add(600 * time.Millisecond)
 	ct.recv(AppendChallenge(nil, 9))
@@ -468,7 +468,7 @@ func TestConversationChallengeRestartsTimeout(t *testing.T) {
 // look for the query port of a server that answered.
 func TestConversationIncompleteSplit(t *testing.T) {
 	t.Parallel()
-	ct := startConv(t, &Query{Sections: SectionRules, Retries: -1, Deadline: -1}, 5, true)
+	ct := startConv(t, &Options{Sections: SectionRules, Retries: -1, Deadline: -1}, 5, true)
 	ct.expect("V5")
 	rules, err := SplitWriter{Size: 200}.AppendFragments(nil, 0x200, ct.encode(convRules))
 	if err != nil || len(rules) < 3 {
@@ -488,7 +488,7 @@ func TestConversationIncompleteSplit(t *testing.T) {
 		t.Errorf("message %q, want %q", err, want)
 	}
 	// A reply that did complete leaves no such note.
-	ct = startConv(t, &Query{Sections: SectionRules | SectionPlayers, Retries: -1, Deadline: -1}, 5, true)
+	ct = startConv(t, &Options{Sections: SectionRules | SectionPlayers, Retries: -1, Deadline: -1}, 5, true)
 	ct.expect("U5 V5")
 	ct.recv(rules...)
 	for !ct.c.Done() {

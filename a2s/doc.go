@@ -85,8 +85,8 @@
 // [Client], and every server of the scan engine (package scan), is one. It
 // follows the challenge protocol on every section, one section at a time
 // until the challenge is known and then every section left at once; it
-// resends unanswered requests ([Query.Timeout], [Query.Retries]) within a
-// [Query.Deadline]; and it tells the ways a query fails apart: no answer
+// resends unanswered requests ([Options.Timeout], [Options.Retries]) within
+// [Options.Deadline]; and it tells the ways a query fails apart: no answer
 // ([ErrTimeout]), a closed port ([ErrUnreachable], when the driver learns
 // of the ICMP error), an answer that is not A2S ([ErrNotA2S]), a malformed
 // reply ([*ParseError], and the split errors such as

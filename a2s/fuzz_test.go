@@ -6,18 +6,20 @@ import (
 	"errors"
 	"hash/crc32"
 	"testing"
+
+	"github.com/gsq-project/gsq/internal/testutil"
 )
 
 // Seed corpora live in testdata/fuzz/FuzzX and hold the same inputs as the
 // f.Add seeds below.
 
 func infoSeeds(t testing.TB) [][]byte {
-	return [][]byte{unhex(t, specInfoCSS), unhex(t, specInfoShip), unhex(t, specInfoSiN), unhex(t, specInfoRDKF),
-		unhex(t, specInfoGoldSource), mustAppend(t, dayz()), mustAppend(t, goldSourceInfo()), mustAppend(t, shipInfo())}
+	return [][]byte{testutil.Unhex(t, specInfoCSS), testutil.Unhex(t, specInfoShip), testutil.Unhex(t, specInfoSiN), testutil.Unhex(t, specInfoRDKF),
+		testutil.Unhex(t, specInfoGoldSource), mustAppend(t, dayz()), mustAppend(t, goldSourceInfo()), mustAppend(t, shipInfo())}
 }
 
 func playerSeeds(t testing.TB) [][]byte {
-	return [][]byte{unhex(t, specPlayers), unhex(t, specPlayersShip), mustAppend(t, samplePlayers())}
+	return [][]byte{testutil.Unhex(t, specPlayers), testutil.Unhex(t, specPlayersShip), mustAppend(t, samplePlayers())}
 }
 
 func rulesSeeds(t testing.TB) [][]byte {
@@ -25,8 +27,8 @@ func rulesSeeds(t testing.TB) [][]byte {
 }
 
 func requestSeeds(t testing.TB) [][]byte {
-	return [][]byte{unhex(t, specInfoRequest), unhex(t, specInfoRequestChallenge), unhex(t, specPlayerChallengeRequest),
-		unhex(t, specRulesRequest), unhex(t, specPingRequest), unhex(t, specLegacyChallengeRequest)}
+	return [][]byte{testutil.Unhex(t, specInfoRequest), testutil.Unhex(t, specInfoRequestChallenge), testutil.Unhex(t, specPlayerChallengeRequest),
+		testutil.Unhex(t, specRulesRequest), testutil.Unhex(t, specPingRequest), testutil.Unhex(t, specLegacyChallengeRequest)}
 }
 
 func fragmentSeeds(t testing.TB) [][]byte {

@@ -19,6 +19,10 @@ import (
 	"github.com/gsq-project/gsq/internal/udpserve"
 )
 
+// DefaultPort is the conventional A2S query port: a Source server's game
+// port, where it answers queries too.
+const DefaultPort = 27015
+
 // Server defaults, used when the corresponding Server field is zero.
 const (
 	DefaultServerAddr        = ":27015"

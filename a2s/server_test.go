@@ -17,6 +17,7 @@ import (
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/a2stest"
+	"github.com/gsq-project/gsq/internal/testutil"
 )
 
 // recorder is an in-memory PacketWriter.
@@ -337,13 +338,13 @@ func TestServerLocalAddr(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(pc) }()
 	c := newClient(t)
-	if _, err := c.Info(testCtx(t), pc.LocalAddr().(*net.UDPAddr).AddrPort()); err != nil {
+	if _, err := c.Info(testutil.Context(t), pc.LocalAddr().(*net.UDPAddr).AddrPort()); err != nil {
 		t.Fatal(err)
 	}
 	if a := s.LocalAddr(); a == nil || a.String() != pc.LocalAddr().String() {
 		t.Errorf("LocalAddr = %v, want %v", a, pc.LocalAddr())
 	}
-	if err := s.Shutdown(testCtx(t)); err != nil {
+	if err := s.Shutdown(testutil.Context(t)); err != nil {
 		t.Fatal(err)
 	}
 	<-served
@@ -450,7 +451,7 @@ func TestStaticHandlerSet(t *testing.T) {
 
 // TestServerAllocs: answering a proven INFO request allocates nothing.
 func TestServerAllocs(t *testing.T) {
-	if raceEnabled {
+	if testutil.Race {
 		t.Skip("the race detector allocates")
 	}
 	s := &a2s.Server{Handler: staticHandler(t), RateLimit: -1}
@@ -488,12 +489,12 @@ func TestServerServeShutdown(t *testing.T) {
 	go func() { served <- s.Serve(pc) }()
 	c := newClient(t)
 	addr := pc.LocalAddr().(*net.UDPAddr).AddrPort()
-	res, err := c.Info(testCtx(t), addr)
+	res, err := c.Info(testutil.Context(t), addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkInfo(t, res.Info, a2stest.DefaultInfo())
-	if err := s.Shutdown(testCtx(t)); err != nil {
+	if err := s.Shutdown(testutil.Context(t)); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-served; !errors.Is(err, a2s.ErrServerClosed) {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/gsq-project/gsq/internal/testutil"
 )
 
 // The vectors in this file are the hex dumps of the Valve Developer
@@ -113,7 +115,7 @@ func TestSpecInfo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := unhex(t, tt.dump)
+			b := testutil.Unhex(t, tt.dump)
 			got, err := ParseInfo(b)
 			if err != nil {
 				t.Fatalf("ParseInfo: %v", err)
@@ -186,7 +188,7 @@ func TestSpecPlayers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := unhex(t, tt.dump)
+			b := testutil.Unhex(t, tt.dump)
 			got, err := ParsePlayers(b)
 			if err != nil {
 				t.Fatalf("ParsePlayers: %v", err)
@@ -222,7 +224,7 @@ func TestSpecRequests(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := unhex(t, tt.dump)
+			b := testutil.Unhex(t, tt.dump)
 			got, err := ParseRequest(b)
 			if err != nil {
 				t.Fatalf("ParseRequest: %v", err)
@@ -245,7 +247,7 @@ func TestSpecChallenge(t *testing.T) {
 		{specInfoChallenge, 0xEA5E080A},
 		{specChallengeReply, 0x22D5A14B},
 	} {
-		b := unhex(t, tt.dump)
+		b := testutil.Unhex(t, tt.dump)
 		got, err := ParseChallenge(b)
 		if err != nil || got != tt.want {
 			t.Errorf("ParseChallenge(% X) = %#x, %v; want %#x", b, got, err, tt.want)
@@ -259,7 +261,7 @@ func TestSpecChallenge(t *testing.T) {
 			t.Errorf("echoed challenge % X, want % X", req[5:], b[5:])
 		}
 	}
-	if _, err := ParseChallenge(unhex(t, specPingReplyGoldSource)); !errors.Is(err, ErrUnexpectedType) {
+	if _, err := ParseChallenge(testutil.Unhex(t, specPingReplyGoldSource)); !errors.Is(err, ErrUnexpectedType) {
 		t.Errorf("ParseChallenge(ping reply) err = %v, want ErrUnexpectedType", err)
 	}
 }
@@ -272,7 +274,7 @@ func TestSpecPing(t *testing.T) {
 		{"source", specPingReplySource, SourcePingPayload},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			b := unhex(t, tt.dump)
+			b := testutil.Unhex(t, tt.dump)
 			got, err := ParsePing(b)
 			if err != nil || got.Payload.String() != tt.want {
 				t.Fatalf("ParsePing = %q, %v; want %q", got.Payload, err, tt.want)

@@ -2,6 +2,7 @@ package a2s
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -364,13 +365,6 @@ func putSplit(p *pendingSplit) {
 	splitPool.Put(p)
 }
 
-func orDefault(v, def int) int {
-	if v <= 0 {
-		return def
-	}
-	return v
-}
-
 // Reset drops every partial reply.
 func (r *Reassembler) Reset() {
 	for i, p := range r.pending {
@@ -405,8 +399,8 @@ func (r *Reassembler) Add(f Fragment) (payload []byte, done bool, err error) {
 		}
 		sure = true
 	}
-	maxFrags := orDefault(r.MaxFragments, DefaultMaxFragments)
-	if max := orDefault(r.MaxFragmentSize, DefaultMaxFragmentSize); len(raw) > max {
+	maxFrags := cmp.Or(max(r.MaxFragments, 0), DefaultMaxFragments)
+	if max := cmp.Or(max(r.MaxFragmentSize, 0), DefaultMaxFragmentSize); len(raw) > max {
 		r.drop(f.ID)
 		return nil, false, fmt.Errorf("%w: %d bytes, limit %d", ErrFragmentTooLarge, len(raw), max)
 	}
@@ -450,7 +444,7 @@ func (r *Reassembler) lookup(id uint32) *pendingSplit {
 			return p
 		}
 	}
-	if n := len(r.pending); n >= orDefault(r.MaxPending, DefaultMaxPendingSplits) {
+	if n := len(r.pending); n >= cmp.Or(max(r.MaxPending, 0), DefaultMaxPendingSplits) {
 		putSplit(r.pending[0])
 		copy(r.pending, r.pending[1:])
 		r.pending[n-1] = nil
@@ -555,11 +549,11 @@ func (r *Reassembler) complete(p *pendingSplit, maxFrags int) ([]byte, bool, err
 // MaxDecompressed and by MaxDecompressionRatio times len(data)) and checks
 // its CRC32. The work is linear in size plus len(data).
 func (r *Reassembler) decompress(data []byte, size, crc uint32) ([]byte, error) {
-	limit := orDefault(r.MaxDecompressed, DefaultMaxDecompressed)
+	limit := cmp.Or(max(r.MaxDecompressed, 0), DefaultMaxDecompressed)
 	if uint64(size) > uint64(limit) {
 		return nil, fmt.Errorf("%w: %d bytes announced, limit %d", ErrDecompressedTooLarge, size, limit)
 	}
-	ratio := orDefault(r.MaxDecompressionRatio, DefaultMaxDecompressionRatio)
+	ratio := cmp.Or(max(r.MaxDecompressionRatio, 0), DefaultMaxDecompressionRatio)
 	if allowed := max(uint64(ratio)*uint64(len(data)), MinDecompressedAllowance); uint64(size) > allowed {
 		return nil, fmt.Errorf("%w: %d bytes announced for %d compressed, more than %d times as many", ErrDecompressedTooLarge, size, len(data), ratio)
 	}

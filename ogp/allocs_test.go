@@ -1,9 +1,13 @@
 package ogp
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/gsq-project/gsq/internal/testutil"
+)
 
 func TestAllocBudgets(t *testing.T) {
-	body := unhex(t, answerVector)[19:]
+	body := testutil.Unhex(t, answerVector)[19:]
 	a, err := ParseAnswer(body, V091)
 	if err != nil {
 		t.Fatal(err)

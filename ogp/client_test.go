@@ -54,29 +54,34 @@ func callStats(t *testing.T, err error) ogp.Stats {
 
 // TestTimeoutConventions: a silent server gives an *OpError naming the
 // operation and the address, which is a net.Error timeout matching
-// ErrTimeout and os.ErrDeadlineExceeded, after 1 + Retries attempts.
+// ErrTimeout and os.ErrDeadlineExceeded, after 1 + Retries attempts, each
+// waiting half as long again as the one before, or at the Deadline.
 func TestTimeoutConventions(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		var n memNet
 		silent := n.listen("10.0.0.2:7776")
 		for _, tc := range []struct {
-			retries, sent int
-			msg           string
+			retries  int
+			deadline time.Duration
+			sent     int
+			took     time.Duration
+			msg      string
 		}{
-			{0, 3, "ogp: ping 10.0.0.2:7776: timeout after 3 attempts"},
-			{-1, 1, "ogp: ping 10.0.0.2:7776: timeout after 1 attempt"},
-			{4, 5, "ogp: ping 10.0.0.2:7776: timeout after 5 attempts"},
+			{0, 0, 3, 4750 * time.Millisecond, "ogp: ping 10.0.0.2:7776: timeout after 3 attempts"},
+			{-1, 0, 1, time.Second, "ogp: ping 10.0.0.2:7776: timeout after 1 attempt"},
+			{4, -1, 5, 13187500 * time.Microsecond, "ogp: ping 10.0.0.2:7776: timeout after 5 attempts"},
+			{4, 0, 4, 5 * time.Second, "ogp: ping 10.0.0.2:7776: timeout after 4 attempts"}, // the Deadline
 		} {
 			c, _ := memClient(t, &n, "10.0.0.1:5000")
-			c.Retries = tc.retries
+			c.Retries, c.Deadline = tc.retries, tc.deadline
 			start := time.Now()
 			_, err := c.Ping(t.Context(), silent.addr)
 			if err == nil || err.Error() != tc.msg {
 				t.Fatalf("Retries %d: err = %v, want %q", tc.retries, err, tc.msg)
 			}
-			if took := time.Since(start); took != time.Duration(tc.sent)*time.Second {
-				t.Errorf("Retries %d: took %v, want %d × Timeout", tc.retries, took, tc.sent)
+			if took := time.Since(start); took != tc.took {
+				t.Errorf("Retries %d, Deadline %v: took %v, want %v", tc.retries, tc.deadline, took, tc.took)
 			}
 			var ne net.Error
 			var oe *ogp.OpError
@@ -138,7 +143,7 @@ func TestCloseFailsPendingCalls(t *testing.T) {
 	})
 }
 
-// TestStats: what a call sent is on the Response and on the error, so a
+// TestStats: what a call sent is on the Result and on the error, so a
 // caller can count datagrams and resends right.
 func TestStats(t *testing.T) {
 	t.Parallel()

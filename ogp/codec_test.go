@@ -2,23 +2,12 @@ package ogp
 
 import (
 	"bytes"
-	"encoding/hex"
 	"errors"
 	"reflect"
-	"strings"
 	"testing"
-)
 
-// unhex decodes a hex dump written with spaces, newlines and "|".
-func unhex(t testing.TB, s string) []byte {
-	t.Helper()
-	s = strings.NewReplacer(" ", "", "\n", "", "\t", "", "|", "").Replace(s)
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		t.Fatalf("bad hex %q: %v", s, err)
-	}
-	return b
-}
+	"github.com/gsq-project/gsq/internal/testutil"
+)
 
 // Vectors worked out by hand from the v0.91 type definitions (spec 3.4)
 // and, for V1, from the SDK layout in the package doc.
@@ -42,7 +31,7 @@ func TestVarUintVectors(t *testing.T) {
 			d    Dialect
 			want string
 		}{{V091, c.v091}, {V1, c.v1}} {
-			want := unhex(t, dc.want)
+			want := testutil.Unhex(t, dc.want)
 			got := AppendVarUint(nil, c.v, dc.d)
 			if !bytes.Equal(got, want) {
 				t.Errorf("%v: AppendVarUint(%d) = % X, want % X", dc.d, c.v, got, want)
@@ -67,7 +56,7 @@ func TestVarUintVectors(t *testing.T) {
 		in string
 		v  uint32
 	}{{V091, "FF 05 00", 5}, {V091, "FF FF FF 05 00 00 00", 5}, {V1, "FE 05 00", 5}, {V1, "FF 05 00 00 00", 5}} {
-		if v, _, err := ParseVarUint(unhex(t, c.in), c.d); err != nil || v != c.v {
+		if v, _, err := ParseVarUint(testutil.Unhex(t, c.in), c.d); err != nil || v != c.v {
 			t.Errorf("%v: ParseVarUint(%s) = %d, %v; want %d", c.d, c.in, v, err, c.v)
 		}
 	}
@@ -94,7 +83,7 @@ func TestVarSintVectors(t *testing.T) {
 			d    Dialect
 			want string
 		}{{V091, c.v091}, {V1, c.v1}} {
-			want := unhex(t, dc.want)
+			want := testutil.Unhex(t, dc.want)
 			got := AppendVarSint(nil, c.v, dc.d)
 			if !bytes.Equal(got, want) {
 				t.Errorf("%v: AppendVarSint(%d) = % X, want % X", dc.d, c.v, got, want)
@@ -123,7 +112,7 @@ func TestBitArray(t *testing.T) {
 		{uint64(PlayerName | PlayerScore | PlayerPing | PlayerTime), "84 81 24"},
 		{1 << 62, "80 80 80 80 80 80 80 80 40"},
 	} {
-		want := unhex(t, c.wire)
+		want := testutil.Unhex(t, c.wire)
 		if got := AppendBitArray(nil, c.v); !bytes.Equal(got, want) {
 			t.Errorf("AppendBitArray(%#x) = % X, want % X", c.v, got, want)
 		}
@@ -141,7 +130,7 @@ func TestBitArray(t *testing.T) {
 		}
 	}
 	// Non-minimal: trailing zero bytes are accepted.
-	if v, n, err := ParseBitArray(unhex(t, "81 80 00")); err != nil || v != 1 || n != 3 {
+	if v, n, err := ParseBitArray(testutil.Unhex(t, "81 80 00")); err != nil || v != 1 || n != 3 {
 		t.Errorf("non-minimal = %#x, %d, %v", v, n, err)
 	}
 	// Longer than 16 bytes, or a data bit beyond bit 62: rejected.
@@ -149,7 +138,7 @@ func TestBitArray(t *testing.T) {
 	if _, _, err := ParseBitArray(long); !errors.Is(err, ErrBitArrayTooLong) {
 		t.Errorf("17 bytes: err = %v", err)
 	}
-	if _, _, err := ParseBitArray(unhex(t, "80 80 80 80 80 80 80 80 80 01")); !errors.Is(err, ErrBitArrayTooLong) {
+	if _, _, err := ParseBitArray(testutil.Unhex(t, "80 80 80 80 80 80 80 80 80 01")); !errors.Is(err, ErrBitArrayTooLong) {
 		t.Errorf("bit 63: err = %v", err)
 	}
 	// Zero padding up to 16 bytes is fine.
@@ -185,7 +174,7 @@ func TestHeaderVectors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			want := unhex(t, c.wire)
+			want := testutil.Unhex(t, c.wire)
 			got, err := c.h.AppendBinary(nil)
 			if err != nil || !bytes.Equal(got, want) {
 				t.Fatalf("AppendBinary = % X, %v\nwant          % X", got, err, want)
@@ -209,7 +198,7 @@ func TestHeaderVectors(t *testing.T) {
 func TestHeaderSkipsExtraBytes(t *testing.T) {
 	t.Parallel()
 	// HeadSize 5 for a ping header of 3 bytes: two unknown bytes follow.
-	b := unhex(t, "FF FF FF FF 4F 47 50 00 05 00 00 EE EE 01")
+	b := testutil.Unhex(t, "FF FF FF FF 4F 47 50 00 05 00 00 EE EE 01")
 	h, body, err := ParseHeader(b)
 	if err != nil || h.Type != TypePing || !bytes.Equal(body, []byte{1}) {
 		t.Fatalf("ParseHeader = %+v, % X, %v", h, body, err)
@@ -221,11 +210,11 @@ func TestHeaderSkipsExtraBytes(t *testing.T) {
 		"FF FF FF FF 4F 47 51 00 03 00 00",             // not OGP
 		"FE FF FF FF 4F 47 50 00 03 00 00",             // A2S split prefix
 	} {
-		if _, _, err := ParseHeader(unhex(t, bad)); err == nil {
+		if _, _, err := ParseHeader(testutil.Unhex(t, bad)); err == nil {
 			t.Errorf("ParseHeader(%s) succeeded", bad)
 		}
 	}
-	if !Is(b) || Is(b[:7]) || Is(unhex(t, "FF FF FF FF 54 53 6F 75")) {
+	if !Is(b) || Is(b[:7]) || Is(testutil.Unhex(t, "FF FF FF FF 54 53 6F 75")) {
 		t.Error("Is misclassifies")
 	}
 }
@@ -241,7 +230,7 @@ func TestQueryVector(t *testing.T) {
 	h := Header{Type: TypeDefault, Flags: FlagChallenge | FlagRequestID, RequestID: 0x01020304}
 	b, _ := h.AppendBinary(nil)
 	b, err := q.Append(b, V091)
-	want := unhex(t, `FF FF FF FF 4F 47 50 00 | 0B | 01 | 06 | 00 00 00 00 | 04 03 02 01 |
+	want := testutil.Unhex(t, `FF FF FF FF 4F 47 50 00 | 0B | 01 | 06 | 00 00 00 00 | 04 03 02 01 |
 		0D | 8F 9F 0F | 84 81 24`)
 	if err != nil || !bytes.Equal(b, want) {
 		t.Fatalf("query = % X, %v\nwant    % X", b, err, want)
@@ -271,7 +260,7 @@ func TestQueryV1Layout(t *testing.T) {
 	b, err := q.Append(nil, V1)
 	// RequestFlags 13; info V1 bits 0.2 (HostName), 1.0 (Mod), 1.3 (Map),
 	// 2.0 (PlayerCount) = 84 89 01; ModFields 04; MapFields 05; TeamFields 01; AddOnFields 02.
-	want := unhex(t, "13 84 89 01 04 05 01 02")
+	want := testutil.Unhex(t, "13 84 89 01 04 05 01 02")
 	if err != nil || !bytes.Equal(b, want) {
 		t.Fatalf("V1 query = % X, %v; want % X", b, err, want)
 	}
@@ -281,7 +270,7 @@ func TestQueryV1Layout(t *testing.T) {
 	}
 	// The same request in V091 has no Mod/Map masks and other bits.
 	b, _ = q.Append(nil, V091)
-	if want := unhex(t, "13 84 83 01 01 02"); !bytes.Equal(b, want) {
+	if want := testutil.Unhex(t, "13 84 83 01 01 02"); !bytes.Equal(b, want) {
 		t.Fatalf("V091 query = % X, want % X", b, want)
 	}
 }
@@ -314,7 +303,7 @@ func answerVectorWant() *Answer {
 
 func TestAnswerVector(t *testing.T) {
 	t.Parallel()
-	b := unhex(t, answerVector)
+	b := testutil.Unhex(t, answerVector)
 	h, body, err := ParseHeader(b)
 	if err != nil || h.Challenge != 0xDEADBEEF || h.RequestID != 0x01020304 || h.Flags != FlagAnswer|FlagChallenge|FlagRequestID {
 		t.Fatalf("header = %+v, %v", h, err)
@@ -340,7 +329,7 @@ func TestAnswerVector(t *testing.T) {
 
 func TestError3Vector(t *testing.T) {
 	t.Parallel()
-	b := unhex(t, `FF FF FF FF 4F 47 50 00 0B FF 07 EF BE AD DE 04 03 02 01 | 03 |
+	b := testutil.Unhex(t, `FF FF FF FF 4F 47 50 00 0B FF 07 EF BE AD DE 04 03 02 01 | 03 |
 FF FF FF FF 4F 47 50 00 0B 01 06 EF BE AD DE 04 03 02 01 0D 8F 9F 0F 84 81 24`)
 	h, body, err := ParseHeader(b)
 	if err != nil || h.Type != TypeError || h.Challenge != 0xDEADBEEF {

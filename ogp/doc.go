@@ -4,8 +4,9 @@
 // specification): the codec for every structure of the spec (header, Ping, Default Query v1 request and answer with SERVERINFO,
 // TEAMLIST, PLAYERLIST, RULELIST, ADDONLIST and LIMITLIST, StringColorInfo,
 // the VarBitArray, VarUINT8-32 and VarSINT8-32 types, error answers 0-4 and
-// the Master Server Uplink answer), a [Client], and a [Server] with a
-// [Handler]. The ogptest package holds a fake server for tests.
+// the Master Server Uplink answer), a [Conversation] and a [Client], and a
+// [Server] with a [Handler]. The ogptest package holds a fake server for
+// tests.
 //
 // The package uses the standard library only. Decoders take a []byte,
 // check every length a peer sends before allocating, never panic, and
@@ -103,19 +104,21 @@
 //
 // # Client
 //
-// The [Client] always sends the challenge flag (0 until it knows one; it
-// caches the challenge per server), a random non-zero RequestID, and in
-// Default Queries bSplit with MaxBytesPerPacket 1400. It accepts only
-// answers from the target address with its RequestID and the query's type
-// or 0xFF, re-challenges on error 3 at most three times, resends
-// unanswered requests Retries times (2 by default), and caps reassembled
-// answers. The worst case of a call that is never answered is Timeout ×
-// (1 + Retries), 6 s with the defaults, unless the context ends it first.
+// A query is a [Conversation], the sans-IO state machine that package a2s
+// has too: [Client] drives one per call on its shared socket, and the
+// scan engine thousands at once, paced, on its own. The request always
+// carries the challenge flag (0 until the challenge is known; the client
+// caches it per server), a random non-zero RequestID, and in Default
+// Queries bSplit with MaxBytesPerPacket 1400. The conversation accepts
+// only answers from the target address with its RequestID and the
+// query's type or 0xFF, re-challenges on error 3 at most three times,
+// resends an unanswered request after 1 s, then 1.5 s and 2.25 s (Retries
+// 2 by default), within a 5 s Deadline, and caps reassembled answers.
 //
 // Every error of a call is an [*OpError] ("ogp: query 127.0.0.1:7776:
 // timeout after 3 attempts") wrapping a [*CallError], whose [Stats] say
-// how many datagrams the call sent, resent and re-challenged; a
-// [Response] carries the same Stats. A timeout is a [net.Error] matching
+// how many datagrams the call sent, resent and re-challenged; a [Result]
+// carries the same Stats. A timeout is a [net.Error] matching
 // [ErrTimeout] and [os.ErrDeadlineExceeded]. When the answer parses only
 // in the other dialect, or the server rejects with error 4 a query whose
 // layout differs between the dialects, the error wraps a [*DialectError]

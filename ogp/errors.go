@@ -130,6 +130,11 @@ func (e *ServerError) Error() string {
 	return fmt.Sprintf("ogp: server answered error %d (%s)", uint8(e.Code), e.Code)
 }
 
+// Refused reports whether the server refused the client (error 0,
+// banned), which is how programs that read errors of several protocols
+// (package result's KindOf) tell a refusal from other failures.
+func (e *ServerError) Refused() bool { return e.Code == ErrorBanned }
+
 // incomplete is the timeout of a call that got part of a split answer:
 // it matches ErrIncomplete besides what the timeout matches.
 type incomplete struct{ error }

@@ -5,18 +5,20 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/gsq-project/gsq/internal/testutil"
 )
 
 // seedPackets are whole datagrams used to seed the fuzz targets.
 func seedPackets(t testing.TB) [][]byte {
 	return [][]byte{
-		unhex(t, "FF FF FF FF 4F 47 50 00 03 00 00"),
-		unhex(t, "FF FF FF FF 4F 47 50 00 07 00 02 00 00 00 00"),
-		unhex(t, "FF FF FF FF 4F 47 50 00 0B 01 06 00 00 00 00 04 03 02 01 0D 8F 9F 0F 84 81 24"),
-		unhex(t, answerVector),
-		unhex(t, "FF FF FF FF 4F 47 50 00 0B FF 07 EF BE AD DE 04 03 02 01 03 FF FF FF FF 4F 47 50 00 0B 01 06 EF BE AD DE 04 03 02 01 0D 8F 9F 0F 84 81 24"),
-		unhex(t, "FF FF FF FF 4F 47 50 00 0D 01 0F EF BE AD DE 04 03 02 01 02 00 00 00 0D 83 83 03 54 65 73 74 00 09 53 72 76 00 64 6D 31 00 00 02 10 02"),
-		unhex(t, "FF FF FF FF 4F 47 50 00 09 01 0D 04 03 02 01 02 01 84 81 24 41 00 05 32 00 78 00 42 00 FD 2C 01 10 0E 01 73 76 5F 78 00 31 00"),
+		testutil.Unhex(t, "FF FF FF FF 4F 47 50 00 03 00 00"),
+		testutil.Unhex(t, "FF FF FF FF 4F 47 50 00 07 00 02 00 00 00 00"),
+		testutil.Unhex(t, "FF FF FF FF 4F 47 50 00 0B 01 06 00 00 00 00 04 03 02 01 0D 8F 9F 0F 84 81 24"),
+		testutil.Unhex(t, answerVector),
+		testutil.Unhex(t, "FF FF FF FF 4F 47 50 00 0B FF 07 EF BE AD DE 04 03 02 01 03 FF FF FF FF 4F 47 50 00 0B 01 06 EF BE AD DE 04 03 02 01 0D 8F 9F 0F 84 81 24"),
+		testutil.Unhex(t, "FF FF FF FF 4F 47 50 00 0D 01 0F EF BE AD DE 04 03 02 01 02 00 00 00 0D 83 83 03 54 65 73 74 00 09 53 72 76 00 64 6D 31 00 00 02 10 02"),
+		testutil.Unhex(t, "FF FF FF FF 4F 47 50 00 09 01 0D 04 03 02 01 02 01 84 81 24 41 00 05 32 00 78 00 42 00 FD 2C 01 10 0E 01 73 76 5F 78 00 31 00"),
 	}
 }
 
@@ -28,7 +30,7 @@ func seedBodies(t testing.TB) [][]byte {
 			out = append(out, body)
 		}
 	}
-	out = append(out, unhex(t, v1InfoVector), unhex(t, v1PlayerVector), coloredAnswer(t))
+	out = append(out, testutil.Unhex(t, v1InfoVector), testutil.Unhex(t, v1PlayerVector), coloredAnswer(t))
 	return out
 }
 
@@ -140,8 +142,8 @@ func FuzzParseMasterUplink(f *testing.F) {
 
 func FuzzElementary(f *testing.F) {
 	for _, s := range []string{"00", "FE", "FF FF 00", "FF FF FF FF FF 00 00", "80 80 FF", "81 00 80 FF FF", "8F 9F 0F", "80 00"} {
-		f.Add(unhex(f, s), uint8(0))
-		f.Add(unhex(f, s), uint8(1))
+		f.Add(testutil.Unhex(f, s), uint8(0))
+		f.Add(testutil.Unhex(f, s), uint8(1))
 	}
 	f.Fuzz(func(t *testing.T, b []byte, dialect uint8) {
 		d := Dialect(dialect & 1)
@@ -197,9 +199,9 @@ func FuzzRequestCopy(f *testing.F) {
 	for _, p := range seedPackets(f) {
 		f.Add(p)
 	}
-	f.Add(unhex(f, "FF FF FF FF 4F 47 50 00 05 01 00 AB CD 01"))                      // extra header bytes
-	f.Add(unhex(f, "FF FF FF FF 4F 47 50 00 05 01 80 00 00 01"))                      // padded flags
-	f.Add(append(unhex(f, "FF FF FF FF 4F 47 50 00 FD 01 00"), make([]byte, 260)...)) // no room for a challenge
+	f.Add(testutil.Unhex(f, "FF FF FF FF 4F 47 50 00 05 01 00 AB CD 01"))                      // extra header bytes
+	f.Add(testutil.Unhex(f, "FF FF FF FF 4F 47 50 00 05 01 80 00 00 01"))                      // padded flags
+	f.Add(append(testutil.Unhex(f, "FF FF FF FF 4F 47 50 00 FD 01 00"), make([]byte, 260)...)) // no room for a challenge
 	f.Fuzz(func(t *testing.T, b []byte) {
 		const chal = 0xA1B2C3D4
 		h, body, err := ParseHeader(b)

@@ -1,6 +1,7 @@
 package ogp
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -50,9 +51,8 @@ const (
 	DefaultChallengeLifetime = time.Hour
 )
 
-// maxReadErrors is how many read errors in a row (other than timeouts and
-// a closed socket) end the client's read loop, as they end a server's.
-const maxReadErrors = udpserve.MaxReadErrors
+// readBufferSize holds the largest UDP datagram.
+const readBufferSize = 65535
 
 // Amplification limit (see the package doc): before a request proves its
 // challenge, the answer is at most the request plus replySlack bytes and
@@ -135,11 +135,11 @@ func (s *Server) init() {
 		} else {
 			_, _ = rand.Read(s.key[:]) // never fails on supported platforms
 		}
-		s.period = int64(orDefault(max(s.ChallengeLifetime, 0), DefaultChallengeLifetime))
+		s.period = int64(cmp.Or(max(s.ChallengeLifetime, 0), DefaultChallengeLifetime))
 		if s.RateLimit >= 0 {
-			rate := orDefault(s.RateLimit, DefaultRateLimit)
-			burst := orDefault(float64(max(s.RateBurst, 0)), max(2*rate, 1))
-			s.limiter = udpserve.NewRateLimiter(rate, burst, orDefault(max(s.RateSources, 0), DefaultRateSources))
+			rate := cmp.Or(s.RateLimit, DefaultRateLimit)
+			burst := cmp.Or(float64(max(s.RateBurst, 0)), max(2*rate, 1))
+			s.limiter = udpserve.NewRateLimiter(rate, burst, cmp.Or(max(s.RateSources, 0), DefaultRateSources))
 		}
 		s.log.Logf = s.Logf
 	})

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/gsq-project/gsq/internal/testutil"
 )
 
 // v1InfoVector is a V1 (SDK layout) answer built by hand: SERVERINFO with
@@ -22,7 +24,7 @@ const v1PlayerVector = `00 00 04 | 01 | 84 81 80 01 | 41 00 | 80 81 FF | 04 7F 0
 
 func TestV1Vectors(t *testing.T) {
 	t.Parallel()
-	a, err := ParseAnswer(unhex(t, v1InfoVector), V1)
+	a, err := ParseAnswer(testutil.Unhex(t, v1InfoVector), V1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,15 +42,15 @@ func TestV1Vectors(t *testing.T) {
 		t.Fatalf("V1 info =\n%+v\nwant\n%+v", a.Info, want)
 	}
 	enc, _ := a.Append(nil, V1)
-	if !bytes.Equal(enc, unhex(t, v1InfoVector)) {
+	if !bytes.Equal(enc, testutil.Unhex(t, v1InfoVector)) {
 		t.Fatalf("re-encoded % X", enc)
 	}
 	// The same bytes are not a valid v0.91 answer of the same meaning.
-	if b, err := ParseAnswer(unhex(t, v1InfoVector), V091); err == nil && reflect.DeepEqual(b.Info, want) {
+	if b, err := ParseAnswer(testutil.Unhex(t, v1InfoVector), V091); err == nil && reflect.DeepEqual(b.Info, want) {
 		t.Fatal("v0.91 parse of a V1 answer matched")
 	}
 
-	a, err = ParseAnswer(unhex(t, v1PlayerVector), V1)
+	a, err = ParseAnswer(testutil.Unhex(t, v1PlayerVector), V1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +62,7 @@ func TestV1Vectors(t *testing.T) {
 		t.Fatalf("Addr = %v %v", addr, ok)
 	}
 	for _, vec := range []string{v1InfoVector, v1PlayerVector} {
-		b := unhex(t, vec)
+		b := testutil.Unhex(t, vec)
 		for i := range b {
 			if _, err := ParseAnswer(b[:i], V1); err == nil {
 				t.Errorf("ParseAnswer(V1 prefix %d of %d) succeeded", i, len(b))
@@ -92,7 +94,7 @@ func TestServerFlagsDialects(t *testing.T) {
 func TestPlayerIPv4(t *testing.T) {
 	t.Parallel()
 	// 192.168.1.2 as a little-endian UINT32 is 02 01 A8 C0 on the wire.
-	b := unhex(t, "00 00 04 01 80 80 80 01 02 01 A8 C0")
+	b := testutil.Unhex(t, "00 00 04 01 80 80 80 01 02 01 A8 C0")
 	a, err := ParseAnswer(b, V091)
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +126,7 @@ func TestColorInfo(t *testing.T) {
 	t.Parallel()
 	b := coloredAnswer(t)
 	// host name color: ColorSize 0C (12 bytes): 00 04 | 03 10 | 01 90 E0 07 | C8 9F 01 00
-	if !bytes.Contains(b, unhex(t, "52 65 64 20 53 72 76 00 0C 00 04 03 10 01 90 E0 07 C8 9F 01 00")) {
+	if !bytes.Contains(b, testutil.Unhex(t, "52 65 64 20 53 72 76 00 0C 00 04 03 10 01 90 E0 07 C8 9F 01 00")) {
 		t.Fatalf("host name colour encoding: % X", b)
 	}
 	a, err := ParseAnswer(b, V091)
@@ -140,13 +142,13 @@ func TestColorInfo(t *testing.T) {
 		}
 	}
 	// An unknown colour code drops that string's colours only.
-	bad := unhex(t, "00 00 81 01 | 80 81 01 | 41 00 | 04 00 04 01 55 | 02")
+	bad := testutil.Unhex(t, "00 00 81 01 | 80 81 01 | 41 00 | 04 00 04 01 55 | 02")
 	a, err = ParseAnswer(bad, V091)
 	if err != nil || a.Info.HostName.String() != "A" || a.Info.HostNameColor != nil || a.Info.Fields != InfoHostName|InfoPlayerCount || a.Info.PlayerCount != 2 {
 		t.Fatalf("bad colour: %+v, %v", a, err)
 	}
 	// A ColorSize past the end is truncation.
-	if _, err := ParseAnswer(unhex(t, "00 00 81 01 80 01 41 00 09 00 04"), V091); !errors.Is(err, ErrTruncated) {
+	if _, err := ParseAnswer(testutil.Unhex(t, "00 00 81 01 80 01 41 00 09 00 04"), V091); !errors.Is(err, ErrTruncated) {
 		t.Fatalf("long ColorSize: %v", err)
 	}
 	if r, g, bb := RGB565(0xF800); r != 255 || g != 0 || bb != 0 {
@@ -160,13 +162,13 @@ func TestColorInfo(t *testing.T) {
 func TestUnknownFieldKeepsEarlierSections(t *testing.T) {
 	t.Parallel()
 	// RULELIST is fine, then RequestFlags bit 0.6 (unknown) is set.
-	b := unhex(t, "00 00 48 | 01 6B 00 76 00 | 99")
+	b := testutil.Unhex(t, "00 00 48 | 01 6B 00 76 00 | 99")
 	a, err := ParseAnswer(b, V091)
 	if !errors.Is(err, ErrUnknownField) || a == nil || len(a.Rules) != 1 || a.Request != RequestRules {
 		t.Fatalf("a=%+v err=%v", a, err)
 	}
 	// An unknown PlayerFields bit (3.1) after good server info.
-	b = unhex(t, "00 00 05 | 01 41 00 | 01 80 80 80 02")
+	b = testutil.Unhex(t, "00 00 05 | 01 41 00 | 01 80 80 80 02")
 	a, err = ParseAnswer(b, V091)
 	if !errors.Is(err, ErrUnknownField) || a == nil || a.Request != RequestServerInfo || a.Info.GameName.String() != "A" {
 		t.Fatalf("a=%+v err=%v", a, err)
@@ -176,19 +178,19 @@ func TestUnknownFieldKeepsEarlierSections(t *testing.T) {
 func TestListLimits(t *testing.T) {
 	t.Parallel()
 	// A player list with an empty mask keeps the count and builds nothing.
-	a, err := ParseAnswer(unhex(t, "00 00 04 FF E8 03 00"), V091)
+	a, err := ParseAnswer(testutil.Unhex(t, "00 00 04 FF E8 03 00"), V091)
 	if err != nil || a.Players.Count != 1000 || a.Players.Players != nil {
 		t.Fatalf("empty-mask list: %+v %v", a.Players, err)
 	}
 	// More than 65535 empty entries: too large.
-	if _, err := ParseAnswer(unhex(t, "00 00 04 FF FF FF 00 00 01 00 00"), V091); !errors.Is(err, ErrTooLarge) {
+	if _, err := ParseAnswer(testutil.Unhex(t, "00 00 04 FF FF FF 00 00 01 00 00"), V091); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("huge empty list: %v", err)
 	}
 	// A count larger than the bytes left: rejected before allocating.
-	if _, err := ParseAnswer(unhex(t, "00 00 04 FF FF FF FF FF FF 7F 04 41 00"), V091); !errors.Is(err, ErrTruncated) {
+	if _, err := ParseAnswer(testutil.Unhex(t, "00 00 04 FF FF FF FF FF FF 7F 04 41 00"), V091); !errors.Is(err, ErrTruncated) {
 		t.Fatalf("lying count: %v", err)
 	}
-	if _, err := ParseAnswer(unhex(t, "00 00 08 FF FF FF FF FF FF 7F"), V091); !errors.Is(err, ErrTruncated) {
+	if _, err := ParseAnswer(testutil.Unhex(t, "00 00 08 FF FF FF FF FF FF 7F"), V091); !errors.Is(err, ErrTruncated) {
 		t.Fatalf("lying rule count: %v", err)
 	}
 	// Encoders refuse NUL in text and counts without entries.

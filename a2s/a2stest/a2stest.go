@@ -1,5 +1,7 @@
 // Package a2stest runs fake A2S game servers on loopback for tests, in the
-// manner of net/http/httptest. Each [Profile] plays a kind of real server,
+// manner of net/http/httptest. It also ships inside the gsq binary: `gsq
+// serve --profile NAME` serves its profiles, so its code runs outside
+// tests too and is held to the same care as the server it wraps. Each [Profile] plays a kind of real server,
 // quirks included, as the Valve Developer Community's "Server queries"
 // page and the servers in the field describe them: a modern Source server
 // with challenges, a legacy one without, GoldSource double replies,

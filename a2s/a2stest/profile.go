@@ -74,7 +74,9 @@ type Profile struct {
 	// more than three times the request nor 32 bytes longer (the limit on
 	// unproven replies of docs/conventions.md): a longer text is cut, so a
 	// 25-byte INFO query gets up to 51 bytes of it and a 9-byte PLAYER
-	// query 21.
+	// query 21. A 5-byte A2A_PING gets a bare 5-byte 'j' (the Source
+	// payload would make it 20 bytes), and a challenge request nothing:
+	// neither is ever longer than its request.
 	Banned a2s.Text
 
 	// Loss, Duplicate and Reorder are the probabilities (0..1) that a sent

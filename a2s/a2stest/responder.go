@@ -53,6 +53,17 @@ func (r *Responder) HandlePacket(w a2s.PacketWriter, from netip.AddrPort, b []by
 		r.Server.HandlePacket(w, from, b)
 		return
 	}
+	if len(b) >= 5 && string(b[:4]) == "\xff\xff\xff\xff" {
+		switch b[4] {
+		case a2s.TypePingRequest:
+			// A bare 'j', as long as the request: the Source payload
+			// would make it 20 bytes.
+			w.WriteToUDPAddrPort([]byte{0xff, 0xff, 0xff, 0xff, a2s.TypePingReply}, from)
+			return
+		case a2s.TypeChallengeRequestLegacy:
+			return // the profile has no challenge, and no room for an 'l'
+		}
+	}
 	r.ban.mu.Lock()
 	defer r.ban.mu.Unlock()
 	r.ban.requestLen = len(b)

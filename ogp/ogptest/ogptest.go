@@ -5,7 +5,9 @@
 // layout, split answers sent out of order with duplicates, error answers
 // (banned, invalid value, challenge churn), the two forms an error 3
 // answer may take, and lost requests. [LookupProfile] finds a profile by
-// name.
+// name. Unlike a2stest, it does not ship inside gsq: `gsq serve` answers
+// OGP with ogp.Server and the simulated content of internal/sim, and its
+// --profile picks A2S quirks only.
 package ogptest
 
 import (

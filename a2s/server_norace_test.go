@@ -1,5 +1,0 @@
-//go:build !race
-
-package a2s_test
-
-const raceEnabled = false
