@@ -1,14 +1,13 @@
 package rcon_test
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/gsq-project/gsq/console"
+	"github.com/gsq-project/gsq/console/consoletest"
 	"github.com/gsq-project/gsq/rcon"
 	"github.com/gsq-project/gsq/rcon/rcontest"
 )
@@ -65,24 +64,6 @@ func adaptCases() []adaptCase {
 	return cs
 }
 
-// logSink collects a client's Logf lines.
-type logSink struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logSink) logf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(format, args...))
-}
-
-func (l *logSink) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
-}
-
 // TestAdaptsToEveryProfile runs the same conversation against every
 // imitated server with a client that knows nothing about it: every
 // command must give its exact output, in order.
@@ -92,51 +73,39 @@ func TestAdaptsToEveryProfile(t *testing.T) {
 		p := ac.profile
 		t.Run(ac.String(), func(t *testing.T) {
 			t.Parallel()
-			s := rcontest.NewServer(p, "pw", nil)
-			defer s.Close()
-			var log logSink
-			opts := &rcon.Options{Dialect: ac.dialect, Logf: log.logf}
-			ctx := bounded(t)
-			c, err := rcon.Dial(ctx, s.Addr().String(), "pw", opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			conv := defaultConversation(p)
-			if p == rcontest.RustLegacy {
-				// Legacy Rust sends single-byte text until it is asked for
-				// UTF-8, which the client does once it has seen the
-				// server's first console line: the first command's answer
-				// is ASCII here (see TestRustLegacyFirstAnswer).
-				conv = append(conversation{{"echo first", "first\n"}}, conv...)
-			}
-			for _, step := range conv {
-				got, err := c.Exec(ctx, step.cmd)
-				if err != nil || got != step.want {
-					t.Fatalf("Exec(%q) = %d bytes %.60q, %v; want %d bytes %.60q\nclient notes:\n%s", step.cmd, len(got), got, err, len(step.want), step.want, &log)
+			bubble(t, func(t *testing.T, n *consoletest.Network) {
+				s := fake(t, n, p, nil, nil)
+				var log logLines
+				c := dialOn(t, n, s, &rcon.Options{Dialect: ac.dialect, Logf: log.logf})
+				conv := defaultConversation(p)
+				if p == rcontest.RustLegacy {
+					// Legacy Rust sends single-byte text until it is asked for
+					// UTF-8, which the client does once it has seen the
+					// server's first console line: the first command's answer
+					// is ASCII here (see TestRustLegacyFirstAnswer).
+					conv = append(conversation{{"echo first", "first\n"}}, conv...)
 				}
-			}
-			// Nothing a server drops unanswered was sent but ARK's one test
-			// of a probe in the command's segment; legacy Rust, which reads
-			// only the first packet of each read, and vanilla Minecraft,
-			// which hangs up on two, never got two together.
-			wantDropped := int64(0)
-			if p == rcontest.ARK {
-				wantDropped = 1
-			}
-			if s.Dropped() != wantDropped || s.Hangups() != 0 && p != rcontest.GoMC {
-				t.Errorf("the server dropped %d requests (want %d) and hung up %d times", s.Dropped(), wantDropped, s.Hangups())
-			}
-			t.Logf("client notes:\n%s", &log)
+				for _, step := range conv {
+					got, err := c.Exec(bounded(t), step.cmd)
+					if err != nil || got != step.want {
+						t.Fatalf("Exec(%q) = %d bytes %.60q, %v; want %d bytes %.60q\nclient notes:\n%s", step.cmd, len(got), got, err, len(step.want), step.want, &log)
+					}
+				}
+				// Nothing a server drops unanswered was sent but ARK's one test
+				// of a probe in the command's segment; legacy Rust, which reads
+				// only the first packet of each read, and vanilla Minecraft,
+				// which hangs up on two, never got two together.
+				wantDropped := int64(0)
+				if p == rcontest.ARK {
+					wantDropped = 1
+				}
+				if s.Dropped() != wantDropped || s.Hangups() != 0 && p != rcontest.GoMC {
+					t.Errorf("the server dropped %d requests (want %d) and hung up %d times", s.Dropped(), wantDropped, s.Hangups())
+				}
+				t.Logf("client notes:\n%s", &log)
+			})
 		})
 	}
-}
-
-func bounded(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 // TestWrongPasswordPerProfile checks how each imitated server's answer
@@ -149,40 +118,37 @@ func TestWrongPasswordPerProfile(t *testing.T) {
 		p := ac.profile
 		t.Run(ac.String(), func(t *testing.T) {
 			t.Parallel()
-			s := rcontest.NewServer(p, "pw", nil)
-			defer s.Close()
-			// Only ARK's silence needs the login's bound; the others answer
-			// (or close), however loaded the machine.
-			opts := &rcon.Options{Dialect: ac.dialect}
-			if p == rcontest.ARK {
-				opts.Timeout = 300 * time.Millisecond
-			}
-			c, err := rcon.Dial(context.Background(), s.Addr().String(), "wrong", opts)
-			if err == nil {
-				c.Close()
-				t.Fatal("logged in with a wrong password")
-			}
-			var oe *rcon.OpError
-			if !errors.As(err, &oe) || oe.Op != "login" {
-				t.Errorf("error %v is not a login *OpError", err)
-			}
-			if strings.Contains(err.Error(), "wrong\"") || strings.Contains(err.Error(), " wrong ") {
-				t.Errorf("error holds the password: %v", err)
-			}
-			switch p {
-			case rcontest.ARK:
-				if !errors.Is(err, rcon.ErrNoAuthResponse) || !errors.Is(err, rcon.ErrTimeout) {
-					t.Fatalf("ARK: %v, want ErrNoAuthResponse and ErrTimeout", err)
+			bubble(t, func(t *testing.T, n *consoletest.Network) {
+				s := fake(t, n, p, nil, nil)
+				start := time.Now()
+				_, err := tryDial(t, n, s, "wrong", &rcon.Options{Dialect: ac.dialect})
+				if err == nil {
+					t.Fatal("logged in with a wrong password")
 				}
-			case rcontest.Squad:
-				if !errors.Is(err, rcon.ErrAuthFailed) || !errors.Is(err, rcon.ErrConnClosed) {
-					t.Fatalf("Squad: %v, want ErrAuthFailed and ErrConnClosed", err)
+				var oe *rcon.OpError
+				if !errors.As(err, &oe) || oe.Op != "login" {
+					t.Errorf("error %v is not a login *OpError", err)
 				}
-			default:
-				if !errors.Is(err, rcon.ErrAuthFailed) {
-					t.Fatalf("%v: %v, want ErrAuthFailed", p, err)
+				if strings.Contains(err.Error(), "wrong\"") || strings.Contains(err.Error(), " wrong ") {
+					t.Errorf("error holds the password: %v", err)
 				}
-			}
+				switch took := time.Since(start); p {
+				case rcontest.ARK:
+					// Silence costs the login's bound, Options.Timeout.
+					if !errors.Is(err, rcon.ErrNoAuthResponse) || !errors.Is(err, rcon.ErrTimeout) || took != rcon.DefaultTimeout {
+						t.Fatalf("ARK: %v after %v, want ErrNoAuthResponse and ErrTimeout after %v", err, took, rcon.DefaultTimeout)
+					}
+				case rcontest.Squad:
+					// Squad closes the connection 250 ms after the login.
+					if !errors.Is(err, rcon.ErrAuthFailed) || !errors.Is(err, rcon.ErrConnClosed) || took != 250*time.Millisecond {
+						t.Fatalf("Squad: %v after %v, want ErrAuthFailed and ErrConnClosed after 250ms", err, took)
+					}
+				default:
+					if !errors.Is(err, rcon.ErrAuthFailed) || !errors.Is(err, console.ErrAuthFailed) || took != 0 {
+						t.Fatalf("%v: %v after %v, want ErrAuthFailed at once", p, err, took)
+					}
+				}
+			})
 		})
 	}
 }
@@ -206,23 +172,36 @@ func TestRustLegacyFirstAnswer(t *testing.T) {
 		{"", cut, exact},
 		{"rust-legacy", exact, exact},
 	} {
-		s := rcontest.NewServer(rcontest.RustLegacy, "pw", nil)
-		defer s.Close()
-		ctx := bounded(t)
-		c, err := rcon.Dial(ctx, s.Addr().String(), "pw", &rcon.Options{Profile: tc.profile})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		for i, want := range []string{tc.first, tc.next, tc.next} {
-			r, err := c.Do(ctx, cmd)
-			if err != nil || r.Text() != want {
-				t.Errorf("profile %q, answer %d: %q, %v; want %q", tc.profile, i+1, r.Text(), err, want)
+		bubble(t, func(t *testing.T, n *consoletest.Network) {
+			s := fake(t, n, rcontest.RustLegacy, nil, nil)
+			c := dialOn(t, n, s, &rcon.Options{Profile: tc.profile})
+			for i, want := range []string{tc.first, tc.next, tc.next} {
+				r, err := c.Do(bounded(t), cmd)
+				if err != nil || r.Text() != want {
+					t.Errorf("profile %q, answer %d: %q, %v; want %q", tc.profile, i+1, r.Text(), err, want)
+				}
+				// Response.SingleByte says which answer came cut.
+				if single := want == cut; r.SingleByte != single {
+					t.Errorf("profile %q, answer %d: SingleByte %v, want %v", tc.profile, i+1, r.SingleByte, single)
+				}
 			}
-			// Response.SingleByte says which answer came cut.
-			if single := want == cut; r.SingleByte != single {
-				t.Errorf("profile %q, answer %d: SingleByte %v, want %v", tc.profile, i+1, r.SingleByte, single)
-			}
-		}
+		})
 	}
+}
+
+// A server built on go-mc hangs up on the first probe; the answer is
+// whole, and the connection, which served it, is replaced at once, not
+// after a reconnection's backoff.
+func TestGoMCHangUpReplacedAtOnce(t *testing.T) {
+	t.Parallel()
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		s := fake(t, n, rcontest.GoMC, nil, nil)
+		c := dialOn(t, n, s, nil)
+		start := time.Now()
+		mustExec(t, c, "echo a", "a\n")
+		mustExec(t, c, "big 5000", rcontest.BigOutput(5000))
+		if took := time.Since(start); took != 0 || s.Hangups() != 1 || s.Accepted() != 2 {
+			t.Fatalf("took %v, %d hang-ups, %d connections; want no wait, one hang-up, a second connection", took, s.Hangups(), s.Accepted())
+		}
+	})
 }

@@ -9,105 +9,77 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsq-project/gsq/console"
+	"github.com/gsq-project/gsq/console/consoletest"
 	"github.com/gsq-project/gsq/rcon"
 	"github.com/gsq-project/gsq/rcon/rcontest"
 )
 
-// These tests drive the client against the rcontest profile servers,
-// complementing rcontest's own client tests with client-side features:
-// pipelining over coalesced answers, events and abandoned commands.
-
-func startProfile(t *testing.T, p rcontest.Profile, f rcontest.Faults) *rcontest.Server {
-	t.Helper()
-	s := rcontest.NewUnstartedServer(p, "pw", nil)
-	s.Faults = f
-	s.Start()
-	t.Cleanup(s.Close)
-	return s
-}
-
-func dialProfile(t *testing.T, s *rcontest.Server, opts rcon.Options) *rcon.Client {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, err := rcon.Dial(ctx, s.Addr().String(), "pw", &opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
+// These tests drive the client against the rcontest profiles with
+// faults: pipelining over coalesced answers, events and swallowed
+// commands.
 
 func TestRcontestPipelinedCoalesced(t *testing.T) {
 	t.Parallel()
 	for _, f := range []rcontest.Faults{{Coalesce: true}, {Coalesce: true, Segments: []int{4093, 5, 1}}} {
 		t.Run(fmt.Sprint(f.Segments), func(t *testing.T) {
 			t.Parallel()
-			s := startProfile(t, rcontest.SRCDS, f)
-			c := dialProfile(t, s, rcon.Options{Pipeline: true})
-			var wg sync.WaitGroup
-			for i := range 12 {
-				wg.Go(func() {
-					n := 1000 * i
-					got, err := c.Exec(bounded(t), fmt.Sprint("big ", n))
-					if err != nil || got != rcontest.BigOutput(n) {
-						t.Errorf("big %d: %d bytes, %v", n, len(got), err)
-					}
-				})
-			}
-			wg.Wait()
+			bubble(t, func(t *testing.T, n *consoletest.Network) {
+				s := fake(t, n, rcontest.SRCDS, nil, func(s *rcontest.Server) { s.Faults = f })
+				c := dialOn(t, n, s, &rcon.Options{Pipeline: true})
+				var wg sync.WaitGroup
+				for i := range 12 {
+					wg.Go(func() {
+						n := 1000 * i
+						if got, err := c.Exec(bounded(t), fmt.Sprint("big ", n)); err != nil || got != rcontest.BigOutput(n) {
+							t.Errorf("big %d: %d bytes, %v", n, len(got), err)
+						}
+					})
+				}
+				wg.Wait()
+			})
 		})
 	}
 }
 
 func TestRcontestSquadChatEvents(t *testing.T) {
 	t.Parallel()
-	s := startProfile(t, rcontest.Squad, rcontest.Faults{})
-	c := dialProfile(t, s, rcon.Options{Profile: "squad"})
-	for i := range 3 {
-		if got, err := c.Exec(bounded(t), fmt.Sprint("echo ", i)); err != nil || got != fmt.Sprint(i, "\n") {
-			t.Fatalf("Exec = %q, %v", got, err)
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		s := fake(t, n, rcontest.Squad, nil, nil)
+		c := dialOn(t, n, s, &rcon.Options{Profile: "squad"})
+		for i := range 3 {
+			mustExec(t, c, fmt.Sprint("echo ", i), fmt.Sprint(i, "\n"))
 		}
-	}
-	for range 3 {
-		select {
-		case ev := <-c.Events():
-			if ev.Type != rcon.TypeChatValue || len(ev.Body) == 0 {
-				t.Fatalf("event %+v", ev)
+		for range 3 {
+			e := consoletest.Recv(t, c.Events(), time.Second)
+			if e.Kind != console.KindChat || e.Player != "Player" || e.Text != "hello from squad" || e.PlayerID != "76561198000000000" || e.Channel != "all" {
+				t.Fatalf("event %+v", e)
 			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("missing chat event")
 		}
-	}
+	})
 }
 
 // Legacy Rust answers "say" with id -1, and precedes each answer with a
 // console line, which goes to Events.
 func TestRcontestRustLegacySay(t *testing.T) {
 	t.Parallel()
-	s := startProfile(t, rcontest.RustLegacy, rcontest.Faults{})
-	c := dialProfile(t, s, rcon.Options{})
-	if got, err := c.Exec(bounded(t), "say hello"); err != nil || got != "Console: hello\n" {
-		t.Fatalf("say = %q, %v", got, err)
-	}
-	if got, err := c.Exec(bounded(t), "echo x"); err != nil || got != "x\n" {
-		t.Fatalf("echo = %q, %v", got, err)
-	}
-	var lines []string
-	for len(lines) < 2 {
-		select {
-		case ev := <-c.Events():
-			if ev.Type != rcon.TypeRustConsole {
-				t.Fatalf("event %+v", ev)
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		s := fake(t, n, rcontest.RustLegacy, nil, nil)
+		c := dialOn(t, n, s, nil)
+		mustExec(t, c, "say hello", "Console: hello\n")
+		mustExec(t, c, "echo x", "x\n")
+		var lines []string
+		for len(lines) < 2 {
+			e := consoletest.Recv(t, c.Events(), time.Second)
+			if e.Kind != console.KindLog {
+				t.Fatalf("event %+v", e)
 			}
-			lines = append(lines, string(ev.Body))
-		case <-time.After(10 * time.Second):
-			t.Fatalf("events so far: %q", lines)
+			lines = append(lines, e.Text)
 		}
-	}
-	if !strings.Contains(strings.Join(lines, "|"), "say hello") {
-		t.Fatalf("say's console line missing from events %q", lines)
-	}
+		if !strings.Contains(strings.Join(lines, "|"), "say hello") {
+			t.Fatalf("say's console line missing from events %q", lines)
+		}
+	})
 }
 
 // A command the server swallows: with the SRCDS probe the answer is
@@ -118,20 +90,18 @@ func TestRcontestDroppedCommand(t *testing.T) {
 	for _, p := range []rcontest.Profile{rcontest.SRCDS, rcontest.Factorio} {
 		t.Run(p.String(), func(t *testing.T) {
 			t.Parallel()
-			s := startProfile(t, p, rcontest.Faults{DropEvery: 2})
-			c := dialProfile(t, s, rcon.Options{})
-			if got, err := c.Exec(bounded(t), "echo one"); err != nil || got != "one\n" {
-				t.Fatalf("first = %q, %v", got, err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-			defer cancel()
-			got, err := c.Exec(ctx, "echo two")
-			if p == rcontest.SRCDS && (err != nil || got != "") || p == rcontest.Factorio && !errors.Is(err, rcon.ErrTimeout) {
-				t.Fatalf("swallowed command = %q, %v", got, err)
-			}
-			if got, err := c.Exec(bounded(t), "echo three"); err != nil || got != "three\n" {
-				t.Fatalf("third = %q, %v", got, err)
-			}
+			bubble(t, func(t *testing.T, n *consoletest.Network) {
+				s := fake(t, n, p, nil, func(s *rcontest.Server) { s.Faults.DropEvery = 2 })
+				c := dialOn(t, n, s, nil)
+				mustExec(t, c, "echo one", "one\n")
+				ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+				defer cancel()
+				got, err := c.Exec(ctx, "echo two")
+				if p == rcontest.SRCDS && (err != nil || got != "") || p == rcontest.Factorio && !errors.Is(err, rcon.ErrTimeout) {
+					t.Fatalf("swallowed command = %q, %v", got, err)
+				}
+				mustExec(t, c, "echo three", "three\n")
+			})
 		})
 	}
 }
@@ -140,19 +110,19 @@ func TestRcontestDroppedCommand(t *testing.T) {
 // yet must not make the next command coalesce with it.
 func TestRcontestMinecraftAfterTimeout(t *testing.T) {
 	t.Parallel()
-	s := startProfile(t, rcontest.Minecraft, rcontest.Faults{Delay: 60 * time.Millisecond})
-	c := dialProfile(t, s, rcon.Options{Dialect: rcon.DialectMinecraft})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	if _, err := c.Exec(ctx, "big 9000"); !errors.Is(err, rcon.ErrTimeout) {
-		t.Fatalf("err = %v", err)
-	}
-	for _, n := range []int{10, 9000} {
-		if got, err := c.Exec(bounded(t), fmt.Sprint("big ", n)); err != nil || got != rcontest.BigOutput(n) {
-			t.Fatalf("big %d: %d bytes, %v", n, len(got), err)
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		s := fake(t, n, rcontest.Minecraft, nil, func(s *rcontest.Server) { s.Faults.Delay = 60 * time.Millisecond })
+		c := dialOn(t, n, s, &rcon.Options{Dialect: rcon.DialectMinecraft})
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		if _, err := c.Exec(ctx, "big 9000"); !errors.Is(err, rcon.ErrTimeout) {
+			t.Fatalf("err = %v", err)
 		}
-	}
-	if s.Hangups() != 0 {
-		t.Fatalf("server closed %d connections", s.Hangups())
-	}
+		for _, size := range []int{10, 9000} {
+			mustExec(t, c, fmt.Sprint("big ", size), rcontest.BigOutput(size))
+		}
+		if s.Hangups() != 0 {
+			t.Fatalf("the server closed %d connections", s.Hangups())
+		}
+	})
 }

@@ -9,18 +9,20 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gsq-project/gsq/console"
 )
 
-// On a serial connection a command reads its own answer from the socket,
-// in its own goroutine: handing each packet over from a reader goroutine
-// costs a wake-up per command, which is most of a loopback round trip.
-// Between commands someone must still read, to pass unsolicited packets
-// to Events and to notice a lost connection, so a connection left idle
-// for idleReadDelay is read by its idleReader goroutine until a command
-// wants it back. Whoever holds the client's serial slot reads: a command
-// that finds the idle reader holding it sets a past read deadline to
-// interrupt it. Reader resumes an interrupted read, so no packet is lost
-// wherever the interruption lands.
+// Serial mode (the default): one command at a time. A command reads its
+// own answer from the socket, in its own goroutine: handing each packet
+// over from a reader goroutine costs a wake-up per command, which is most
+// of a loopback round trip. Between commands someone must still read, to
+// pass unsolicited packets to Events and to notice a lost connection, so
+// a connection left idle for idleReadDelay is read by its idleReader
+// goroutine until a command wants it back. Whoever holds the serial slot
+// reads: a command that finds the idle reader holding it sets a past read
+// deadline to interrupt it. Reader resumes an interrupted read, so no
+// packet is lost wherever the interruption lands.
 
 // idleReadDelay is how long a serial connection goes unread after a
 // command before its idleReader takes over. Commands sent back to back
@@ -39,6 +41,26 @@ const peekAfter = time.Millisecond
 // update, which commands in a row would otherwise pay each time.
 const deadlineSlack = 10 * time.Millisecond
 
+// serial runs one command at a time; whoever holds its slot owns the
+// connection's reading and writing.
+type serial struct {
+	c    *Client
+	slot chan struct{} // held for a whole command, or by the idle reader
+	turn readTurn
+
+	// Guarded by the slot.
+	wbuf    []byte // encoding scratch
+	scratch []byte // output of the command holding the slot
+
+	lastDone  atomic.Int64 // with CommandDelay, when the last command ended, Unix ns
+	abandoned atomic.Pointer[abandonedReq]
+	x         exchange // the command holding the slot's
+}
+
+func newSerial(c *Client) *serial {
+	return &serial{c: c, slot: make(chan struct{}, 1)}
+}
+
 // readTurn is who waits for the serial slot while the idle reader holds
 // it.
 type readTurn struct {
@@ -51,13 +73,13 @@ type readTurn struct {
 
 // acquire takes the serial slot within ctx and dl, interrupting the idle
 // reader if it holds it. quick reports that it was free.
-func (c *Client) acquire(ctx context.Context, dl time.Time) (quick bool, err error) {
+func (s *serial) acquire(ctx context.Context, dl time.Time) (quick bool, err error) {
 	select {
-	case c.slot <- struct{}{}:
+	case s.slot <- struct{}{}:
 		return true, nil
 	default:
 	}
-	t := &c.turn
+	t := &s.turn
 	t.mu.Lock()
 	t.waiting++
 	if t.idling != nil {
@@ -69,25 +91,32 @@ func (c *Client) acquire(ctx context.Context, dl time.Time) (quick bool, err err
 		t.waiting--
 		t.mu.Unlock()
 	}()
-	return false, c.wait(ctx, dl, c.slot)
+	return false, s.c.wait(ctx, dl, s.slot)
 }
 
 // release gives the serial slot back; last is about when it was last
 // used.
-func (c *Client) release(last time.Time) {
-	if c.opts.CommandDelay > 0 {
-		c.mu.Lock()
-		c.lastDone = time.Now()
-		c.mu.Unlock()
+func (s *serial) release(last time.Time) {
+	if s.c.opts.CommandDelay > 0 {
+		s.lastDone.Store(time.Now().UnixNano())
 	}
-	c.turn.lastEnd.Store(last.UnixNano())
-	<-c.slot
+	s.turn.lastEnd.Store(last.UnixNano())
+	<-s.slot
 }
 
+// attach starts the idle reader of cn.
+func (s *serial) attach(cn *conn) {
+	s.turn.lastEnd.Store(time.Now().UnixNano())
+	go s.idleReader(cn)
+}
+
+// dropped has nothing to fail: a command in flight finds out by itself.
+func (s *serial) dropped(*conn, error) {}
+
 // idleReader reads cn whenever it is idle, until it fails.
-func (c *Client) idleReader(cn *conn) {
-	defer c.readers.Done()
-	t := &c.turn
+func (s *serial) idleReader(cn *conn) {
+	defer s.c.readers.Done()
+	t := &s.turn
 	timer := time.NewTimer(idleReadDelay)
 	defer timer.Stop()
 	for {
@@ -101,15 +130,15 @@ func (c *Client) idleReader(cn *conn) {
 			continue
 		}
 		select {
-		case c.slot <- struct{}{}:
+		case s.slot <- struct{}{}:
 		default:
 			timer.Reset(idleReadDelay) // a command reads
 			continue
 		}
-		err := c.readIdle(cn)
-		<-c.slot
+		err := s.readIdle(cn)
+		<-s.slot
 		if err != nil {
-			c.fail(cn, err)
+			s.c.fail(cn, err)
 			return
 		}
 		timer.Reset(idleReadDelay)
@@ -118,8 +147,8 @@ func (c *Client) idleReader(cn *conn) {
 
 // readIdle reads and routes packets until someone waits for the slot. It
 // returns the error that ended the connection, if that is what ended it.
-func (c *Client) readIdle(cn *conn) error {
-	t := &c.turn
+func (s *serial) readIdle(cn *conn) error {
+	t := &s.turn
 	t.mu.Lock()
 	if t.waiting > 0 {
 		t.mu.Unlock()
@@ -140,7 +169,7 @@ func (c *Client) readIdle(cn *conn) error {
 			return err
 		}
 		if err == nil {
-			c.foreign(cn, p)
+			s.foreign(cn, p)
 		}
 		t.mu.Lock()
 		if t.waiting > 0 {
@@ -163,8 +192,8 @@ const maxPendingPackets = 64
 // read. A close waits behind the packets that came before it (the tail
 // of the last answer, an unsolicited line the idle reader has not read
 // yet), so those are read and routed first, as the idle reader would
-// have. The caller holds the serial slot.
-func (c *Client) closedSince(cn *conn) bool {
+// have. The caller holds the slot.
+func (s *serial) closedSince(cn *conn) bool {
 	for range maxPendingPackets {
 		closed, pending := peek(cn.nc)
 		if closed || !pending {
@@ -176,7 +205,7 @@ func (c *Client) closedSince(cn *conn) bool {
 		if err != nil {
 			return !isTimeoutErr(err)
 		}
-		c.foreign(cn, p)
+		s.foreign(cn, p)
 	}
 	return false
 }
@@ -196,18 +225,16 @@ func (cn *conn) readBy(dl time.Time) (Packet, error) {
 }
 
 // write writes b to cn with the deadline dl and drops the connection if
-// that fails. The caller is cn's only writer.
-func (c *Client) write(cn *conn, dl time.Time, b []byte) error {
+// that fails. The caller holds the slot.
+func (s *serial) write(cn *conn, dl time.Time, b []byte) error {
 	if cn.wdl.After(dl) || !cn.wdl.After(dl.Add(-deadlineSlack)) {
 		cn.nc.SetWriteDeadline(dl)
 		cn.wdl = dl
 	}
 	_, err := cn.nc.Write(b)
 	if err != nil {
-		c.fail(cn, err)
-		c.mu.Lock()
-		err = cn.err
-		c.mu.Unlock()
+		s.c.fail(cn, err)
+		err = s.c.connErr(cn)
 	}
 	return err
 }
@@ -223,91 +250,71 @@ func (c *Client) appendPacket(b []byte, cn *conn, p Packet) []byte {
 }
 
 // send writes the packets in one Write (the caller holds the slot).
-func (c *Client) send(cn *conn, dl time.Time, p Packet, more ...Packet) error {
-	c.wbuf = c.appendPacket(c.wbuf[:0], cn, p)
+func (s *serial) send(cn *conn, dl time.Time, p Packet, more ...Packet) error {
+	s.wbuf = s.c.appendPacket(s.wbuf[:0], cn, p)
 	for _, q := range more {
-		c.wbuf = c.appendPacket(c.wbuf, cn, q)
+		s.wbuf = s.c.appendPacket(s.wbuf, cn, q)
 	}
-	err := c.write(cn, dl, c.wbuf)
-	if cap(c.wbuf) > maxKeptScratch {
-		c.wbuf = nil
+	err := s.write(cn, dl, s.wbuf)
+	if cap(s.wbuf) > maxKeptScratch {
+		s.wbuf = nil
 	}
 	return err
 }
 
-// exchange is one command and its answer.
-type exchange struct {
-	start    time.Time // when Exec was called
-	cn       *conn
-	id       int32
-	probeID  int32 // the end-of-answer probe out, 0 if none
-	early    bool  // the probe went out in the command's segment
-	out      []byte
-	packets  int
-	sent     time.Time // when the command was written
-	quick    bool      // nothing was waited for between start and the write
-	lastFull bool      // the last packet was a full SRCDS fragment
-	wantRTT  bool      // the caller wants the round-trip time
-	rtt      time.Duration
-	last     time.Time // when the last packet of the answer (or a part of one) came
-	// singleByte: the answer came from legacy Rust before it was asked
-	// for UTF-8, as single bytes.
-	singleByte bool
-
-	progress int64 // the Reader's progress when last looked at
-}
-
-// execSerial runs cmd holding the serial slot.
-func (c *Client) execSerial(ctx context.Context, dl time.Time, cmd string, x *exchange, keep func([]byte, bool)) error {
-	quick, err := c.acquire(ctx, dl)
+// exec runs r holding the serial slot, in the slot's exchange.
+func (s *serial) exec(ctx context.Context, dl, start time.Time, r request, keep func([]byte, bool)) (answer, error) {
+	quick, err := s.acquire(ctx, dl)
 	if err != nil {
 		keep(nil, true)
-		return err
+		return answer{}, err
 	}
-	x.quick = quick
-	defer func() { c.release(cmp.Or(x.last, x.start)) }()
+	x := &s.x
+	*x = exchange{request: r, start: start, quick: quick, out: s.scratch[:0]}
+	last := start // when the connection was last used
+	defer func() { s.release(last) }()
 	if ctx.Done() != nil {
 		// Reads carry the deadline; a cancellation must interrupt them.
-		stop := context.AfterFunc(ctx, c.interruptRead)
+		stop := context.AfterFunc(ctx, s.c.interruptRead)
 		defer stop()
 	}
-	x.out = c.scratch[:0]
-	err = c.execOn(ctx, dl, cmd, x)
+	err = s.execOn(ctx, dl, x)
+	x.done(err)
 	// A small buffer is kept for the next command; a large one is handed
 	// over, so that the output exists once.
 	reuse := cap(x.out) <= maxKeptScratch
 	keep(x.out, !reuse)
 	if reuse {
-		c.scratch = x.out[:0]
+		s.scratch = x.out[:0]
 	} else {
-		c.scratch = nil
+		s.scratch = nil
 	}
-	x.out = nil
-	return err
+	a := x.answer()
+	last = cmp.Or(x.Last, x.start)
+	*x = exchange{} // holds nothing of the command's
+	return a, err
 }
 
 // interruptRead wakes whoever reads the live connection.
 func (c *Client) interruptRead() {
-	c.mu.Lock()
-	cn := c.cn
-	c.mu.Unlock()
-	if cn != nil {
+	if cn := c.cur.Load(); cn != nil {
 		cn.nc.SetReadDeadline(pastDeadline)
 	}
 }
 
-// execOn runs cmd on the live connection, reconnecting first if it was
+// execOn runs x on the live connection, reconnecting first if it was
 // lost. The caller holds the slot.
-func (c *Client) execOn(ctx context.Context, dl time.Time, cmd string, x *exchange) error {
-	if c.opts.CommandDelay > 0 || c.abandoned.Load() != nil {
+func (s *serial) execOn(ctx context.Context, dl time.Time, x *exchange) error {
+	c := s.c
+	if c.opts.CommandDelay > 0 || s.abandoned.Load() != nil {
 		x.quick = false
-		if err := c.pause(ctx, dl); err != nil {
+		if err := s.pause(ctx, dl); err != nil {
 			return err
 		}
-		c.settle(ctx, dl)
+		s.settle(ctx, dl)
 	}
 	live := c.cur.Load()
-	if live != nil && x.start.UnixNano()-c.turn.lastEnd.Load() > int64(peekAfter) && c.closedSince(live) {
+	if live != nil && x.start.UnixNano()-s.turn.lastEnd.Load() > int64(peekAfter) && s.closedSince(live) {
 		// The server closed the connection since it was last read: dial
 		// again before the command goes out, rather than lose it.
 		c.fail(live, io.EOF)
@@ -317,105 +324,83 @@ func (c *Client) execOn(ctx context.Context, dl time.Time, cmd string, x *exchan
 		return err
 	}
 	x.quick = x.quick && cn == live
-	t := c.learned()
-	if t.rust && !cn.utf8Sent {
+	if c.know.traits().rust && !cn.utf8Sent {
 		x.quick = false
-		if err := c.switchUTF8(ctx, dl, cn); err != nil {
+		if err := s.switchUTF8(ctx, dl, cn); err != nil {
 			return err
 		}
 	}
+	if x.detach != nil && !x.detach.begin() {
+		return context.Canceled // Send's caller went away first
+	}
 	x.cn, x.id = cn, c.newID()
-	err = c.collect(ctx, dl, cmd, x, &t)
-	x.singleByte = !cn.utf8Sent && c.srv.Load().rust
-	if err != nil && (errors.Is(err, ErrTimeout) || errors.Is(err, context.Canceled)) {
-		c.abandon(x, &t)
+	err = s.collect(ctx, dl, x)
+	x.singleByte = !cn.utf8Sent && c.know.traits().rust
+	if err != nil && x.written && (errors.Is(err, ErrTimeout) || errors.Is(err, context.Canceled)) {
+		s.abandon(x)
 	}
 	return err
 }
 
 // pause waits out CommandDelay since the previous command.
-func (c *Client) pause(ctx context.Context, dl time.Time) error {
-	if c.opts.CommandDelay <= 0 {
+func (s *serial) pause(ctx context.Context, dl time.Time) error {
+	if s.c.opts.CommandDelay <= 0 {
 		return nil
 	}
-	c.mu.Lock()
-	wait := time.Until(c.lastDone.Add(c.opts.CommandDelay))
-	c.mu.Unlock()
+	wait := time.Until(time.Unix(0, s.lastDone.Load()).Add(s.c.opts.CommandDelay))
 	if wait <= 0 {
 		return nil
 	}
 	if time.Now().Add(wait).After(dl) {
-		return c.deadlineErr(ctx, dl, "CommandDelay goes past the deadline", nil)
+		return s.c.deadlineErr(ctx, dl, "CommandDelay goes past the deadline", nil)
 	}
 	return sleep(ctx, wait)
 }
 
-// marker is the end-of-answer probe with id for a server with traits t:
-// an empty RESPONSE_VALUE, which SRCDS mirrors, or an empty command on
-// the Minecraft dialect and on servers that hung up on a RESPONSE_VALUE.
-// Vanilla Minecraft answers an empty command harmlessly ("Unknown or
-// incomplete command"), and servers built on go-mc pass it to their
-// handler, where a type-0 probe makes go-mc hang up.
-func marker(id int32, t *traits) Packet {
-	if t.dialect == DialectMinecraft || t.execMarker {
-		return Packet{ID: id, Type: TypeExecCommand}
-	}
-	return Packet{ID: id, Type: TypeResponseValue}
-}
-
-// markerFor is the end-of-answer probe with id for the server as known.
-func (c *Client) markerFor(id int32) Packet {
-	t := c.learned()
-	return marker(id, &t)
-}
-
-// collect writes cmd and reads its answer into x.out. t is what is known
-// of the server; collect updates it as it learns.
-func (c *Client) collect(ctx context.Context, dl time.Time, cmd string, x *exchange, t *traits) error {
-	cn := x.cn
-	req := Packet{ID: x.id, Type: TypeExecCommand, Body: []byte(cmd)}
+// collect writes x's command and reads its answer into x.out, as the
+// Terminator steps.
+func (s *serial) collect(ctx context.Context, dl time.Time, x *exchange) error {
+	c, cn := s.c, x.cn
+	req := Packet{ID: x.id, Type: TypeExecCommand, Body: []byte(x.cmd)}
 	// The round trip counts from the write; when nothing was waited for
 	// since the call began, the call's start is that moment (within the
 	// client's sub-microsecond preparation), and the clock is not read
 	// again.
-	x.sent = x.start
+	x.Sent = x.start
 	if !x.quick {
-		x.sent = time.Now()
+		x.Sent = time.Now()
 	}
+	x.Last = x.Sent
+	t := c.know.traits()
+	step := c.term.Start(&x.Exchange)
 	var err error
-	if c.earlyProbe(t) {
-		x.probeID, x.early = c.newID(), true
-		err = c.send(cn, dl, req, marker(x.probeID, t))
-	} else {
-		err = c.send(cn, dl, req)
+	switch {
+	case step == console.StepMark && t.oneAtATime():
+		x.markFirst = true
+		err = s.send(cn, dl, req)
+	case step == console.StepMark:
+		x.probeID, x.Marked, x.MarkedWithCommand = c.newID(), true, true
+		err = s.send(cn, dl, req, marker(x.probeID, t))
+	default:
+		err = s.send(cn, dl, req)
 	}
+	x.wrote(err)
 	if err != nil {
 		return err
 	}
+	x.written = true
 	x.progress = cn.rd.progress()
-	wait := time.Duration(0) // the probe wait, once needed
 	for {
-		until, verdictDue := dl, time.Time{}
-		if c.awaitingVerdict(x, t) {
-			if wait == 0 {
-				wait = c.probeWait()
-			}
-			verdictDue = x.last.Add(wait)
-		} else if c.opts.Terminator != nil {
-			if s := c.opts.Terminator.Silence(x.packets); s > 0 {
-				verdictDue = x.sent.Add(s)
-				if x.packets > 0 {
-					verdictDue = x.last.Add(s)
-				}
-			}
-		}
-		if !verdictDue.IsZero() && verdictDue.Before(until) {
-			until = verdictDue
+		until := dl
+		var quiet time.Time // when Silence is due
+		if x.Wait > 0 {
+			quiet = x.Last.Add(x.Wait)
+			until = earlier(until, quiet)
 		}
 		p, err := cn.readBy(until)
 		if err != nil {
 			if !isTimeoutErr(err) {
-				return c.lost(x, t, err)
+				return s.lost(x, err)
 			}
 			now := time.Now()
 			switch {
@@ -425,294 +410,145 @@ func (c *Client) collect(ctx context.Context, dl time.Time, cmd string, x *excha
 				return c.deadlineErr(ctx, dl, "", x)
 			case cn.rd.progress() != x.progress:
 				// Part of a packet came: the server is still sending.
-				x.progress, x.last = cn.rd.progress(), now
-			case !verdictDue.IsZero() && !now.Before(verdictDue):
-				if done, err := c.noReply(dl, x, t); done || err != nil {
+				x.progress, x.Last = cn.rd.progress(), now
+			case !quiet.IsZero() && !now.Before(quiet):
+				step := c.term.Silence(&x.Exchange)
+				x.Last = now
+				if done, err := s.act(dl, x, step, true); done || err != nil {
 					return err
 				}
 			}
 			continue
 		}
 		x.progress = cn.rd.progress()
-		done, err := c.handle(dl, x, t, p)
+		done, err := s.handle(dl, x, p)
 		if done || err != nil {
 			return err
 		}
 	}
 }
 
-// lost handles the loss of x's connection while x waits for its answer.
-// A server that hangs up between packets after answering, while the
-// client waits to learn whether it answers probes at all, hung up on the
-// probe (go-mc's does): the answer is whole, and the client uses
-// Minecraft's rules, with an empty command as the end-of-answer marker,
-// from then on. One that hangs up on a probe written with the command
-// takes no probes there.
-func (c *Client) lost(x *exchange, t *traits, err error) error {
-	cn := x.cn
-	clean := cn.rd.atBoundary() && (errors.Is(err, io.EOF) || isConnReset(err))
-	c.fail(cn, err)
-	switch {
-	case !clean || c.opts.Terminator != nil || x.probeID == 0:
-	case x.packets > 0 && !x.early && t.probe == unknown && !t.minecraftRules():
-		c.learn(cn, func(s *traits) bool { ok := !s.execMarker; s.minecraft, s.execMarker = true, true; return ok },
-			"the server hung up on the end-of-answer probe (as go-mc's does): the answer is whole; Minecraft's rules, with an empty command as the end marker, from now on")
-		return nil
-	case x.packets == 0 && x.early && t.backToBack == unknown:
-		c.learn(cn, func(s *traits) bool { ok := s.backToBack != no; s.backToBack = no; return ok },
-			"the server hung up on a probe in the command's segment: probing after the answer's first packet from now on")
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return cn.err
-}
-
-// earlyProbe reports whether the probe goes out in the command's segment:
-// only once the server has answered a probe and is not known to drop one
-// that arrives with the command (the first such command tests that), or
-// when a Terminator asks for it on a dialect that allows it.
-func (c *Client) earlyProbe(t *traits) bool {
-	if term := c.opts.Terminator; term != nil {
-		return term.Start() == StepProbe && t.dialect != DialectMinecraft
-	}
-	return t.probe == yes && t.backToBack != no && !t.single && !t.rust && !t.minecraftRules() && len(t.fixedIDs) == 0
-}
-
-// awaitingVerdict reports whether the answer's end waits on a probe
-// whose fate is unknown: the client has yet to learn whether this server
-// answers probes (or, for an early probe, probes in the command's
-// segment), so an unanswered one must not hold the command until its
-// deadline.
-func (c *Client) awaitingVerdict(x *exchange, t *traits) bool {
-	if x.probeID == 0 || x.packets == 0 || c.opts.Terminator != nil || t.minecraftRules() {
-		return false // Minecraft's marker is answered: wait for it
-	}
-	return t.probe == unknown || (x.early && t.backToBack == unknown)
-}
-
-// noReply handles a probe that went unanswered for the probe wait, or a
-// Terminator's quiet period.
-func (c *Client) noReply(dl time.Time, x *exchange, t *traits) (done bool, err error) {
-	cn := x.cn
-	switch {
-	case c.opts.Terminator != nil:
-		return true, nil
-	case x.lastFull:
-		// The last packet was a full SRCDS fragment, which more follow:
-		// the server is slow, not silent.
-		x.last = time.Now()
-		return false, nil
-	case x.early:
-		// It answers probes, but dropped the one that came with the
-		// command: probe after the first packet from now on.
-		t.backToBack = no
-		c.learn(cn, func(s *traits) bool { ok := s.backToBack != no; s.backToBack = no; return ok },
-			"a probe in the command's segment went unanswered: the server drops requests that arrive while it handles one (as ARK does); probing after the answer's first packet")
-		x.probeID, x.early = c.newID(), false
-		x.last = time.Now()
-		return false, c.send(cn, dl, marker(x.probeID, t))
-	}
-	t.probe, t.single = no, true
-	c.gaveUp.Store(x.probeID)
-	c.learn(cn, func(s *traits) bool { ok := s.probe != no; s.probe, s.single = no, true; return ok },
-		"the end-of-answer probe went unanswered (as on Factorio, Palworld and legacy Rust): one packet per answer")
-	return true, nil
-}
-
 // handle takes one packet read while x waits for its answer.
-func (c *Client) handle(dl time.Time, x *exchange, t *traits, p Packet) (done bool, err error) {
-	cn := x.cn
-	switch {
-	case p.Type == TypeChatValue || p.Type == TypeRustConsole:
-		c.unsolicited(cn, p)
-		if p.Type == TypeRustConsole {
-			t.rust = true
-		}
+func (s *serial) handle(dl time.Time, x *exchange, p Packet) (done bool, err error) {
+	c, cn := s.c, x.cn
+	switch r := classify(x, c.know.traits(), p); r {
+	case roleEvent:
+		c.unsolicited(p)
 		return false, nil
-	case t.rust && p.ID == -1 && p.Type == TypeResponseValue:
-		if len(p.Body) == 0 {
-			return true, nil // legacy Rust's end of an answer
+	case roleMarker, roleTail:
+		mine := x.Marked
+		body := p.Body
+		if r == roleTail {
+			body = nil
 		}
-		return false, c.take(x, t, p) // legacy Rust answers "say" with id -1
-	case x.probeID != 0 && p.ID == x.probeID:
-		c.probeReply(x, t, p)
+		step := c.term.Marker(&x.Exchange, body)
+		x.Marked = false
+		if step == console.StepRemark {
+			return s.act(dl, x, step, false)
+		}
+		// SRCDS's extra packet follows the mirror; take it now if it is
+		// here, else dropLate drops it when it comes.
+		if mine && cn.rd.wholePacketBuffered() {
+			if q, err := cn.rd.next(); err == nil {
+				s.foreign(cn, q)
+			}
+		}
 		return true, nil
-	case p.ID == x.id || (t.acceptsID(p.ID) && p.Type == TypeResponseValue):
-		if p.ID != x.id && x.probeID != 0 && isProbeTail(p.Body) {
-			// A server with fixed reply ids: its mirror (empty) came
-			// before this extra packet and added nothing.
-			c.probeAnswered(x, t)
-			return true, nil
-		}
-		if err := c.take(x, t, p); err != nil {
+	case roleAnswer:
+		clock, err := c.take(x, p.Body)
+		if err != nil {
+			c.fail(cn, err)
 			return true, err
 		}
-		return c.step(dl, x, t, p.Body)
+		step := c.term.Message(&x.Exchange, p.Body)
+		if x.Wait > 0 && !clock {
+			x.Last = time.Now()
+		}
+		if x.markFirst && !x.Marked {
+			x.markFirst = false
+			if step == console.StepContinue {
+				step = console.StepMark // held back until the command was read
+			}
+		}
+		return s.act(dl, x, step, false)
 	}
-	c.foreign(cn, p)
-	*t = c.learned() // a late probe reply may have taught something
+	s.foreign(cn, p)
 	return false, nil
 }
 
-// take appends an answer packet to the output. It looks at the clock
-// only for the first packet when the round-trip time is wanted, and when
-// the end of the answer may hang on the time since the last packet (a
-// probe's fate, a Terminator's quiet period).
-func (c *Client) take(x *exchange, t *traits, p Packet) error {
-	x.packets++
-	x.lastFull = len(p.Body) == DefaultSourceSplitSize
-	if x.packets == 1 && x.wantRTT || c.opts.Terminator != nil || c.awaitingVerdict(x, t) {
-		x.last = time.Now()
-		if x.packets == 1 {
-			x.rtt = x.last.Sub(x.sent)
+// act carries out a Terminator's step; silence tells that Silence took it.
+func (s *serial) act(dl time.Time, x *exchange, step console.Step, silence bool) (done bool, err error) {
+	switch step {
+	case console.StepDone:
+		if !x.Marked {
+			return true, nil
 		}
-	}
-	if len(x.out)+len(p.Body) > c.opts.MaxResponseSize {
-		err := fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, c.opts.MaxResponseSize)
-		c.fail(x.cn, err)
-		return err
-	}
-	x.out = appendCapped(x.out, p.Body, c.opts.MaxResponseSize)
-	return nil
-}
-
-// appendCapped appends b to out (len(out)+len(b) <= limit), growing it
-// at most to limit bytes, so a response never takes more memory than its
-// limit. The capacity doubles, but goes straight to the limit once it
-// would pass half of it, so that growing to the limit allocates at most
-// twice the limit in all.
-func appendCapped(out, b []byte, limit int) []byte {
-	if n := len(out) + len(b); n > cap(out) {
-		size := max(2*cap(out), n, 512)
-		if size > limit/2 {
-			size = limit
+		if silence {
+			s.c.gaveUp(x)
+			return true, nil
 		}
-		grown := make([]byte, len(out), size)
-		copy(grown, out)
-		out = grown
-	}
-	return append(out, b...)
-}
-
-// step decides what follows an answer packet with the given body.
-func (c *Client) step(dl time.Time, x *exchange, t *traits, body []byte) (done bool, err error) {
-	var s Step
-	switch {
-	case c.opts.Terminator != nil:
-		s = c.opts.Terminator.Packet(x.packets-1, body)
-		if s == StepContinue && c.opts.Terminator.Start() == StepProbe {
-			s = StepProbe // held back until the command was read
-		}
-	case t.minecraftRules():
-		s = StepDone
-		if fullFragment(body) {
-			s = StepProbe
-		}
-	case t.rust:
-		s = StepContinue
-	case t.single || t.probe == no:
-		s = StepDone
-	default:
-		s = StepProbe
-	}
-	switch {
-	case x.probeID != 0:
-		// Once a probe is out, only its reply ends the answer: the next
+		// Once a marker is out, only its reply ends the answer: the next
 		// command must not follow it before the server read it.
 		return false, nil
-	case s == StepDone:
-		return true, nil
-	case s == StepProbe:
-		x.probeID = c.newID()
-		if x.last.IsZero() {
-			x.last = time.Now() // the probe's wait counts from here
+	case console.StepMark:
+		if x.Marked {
+			return false, nil
 		}
-		return false, c.send(x.cn, dl, marker(x.probeID, t))
-	}
-	return false, nil
-}
-
-// probeReply takes the first reply to x's probe, which ends the answer.
-func (c *Client) probeReply(x *exchange, t *traits, p Packet) {
-	cn := x.cn
-	if c.opts.Terminator != nil || t.dialect == DialectMinecraft {
-		return
-	}
-	if len(p.Body) > 0 && !t.minecraft {
-		t.minecraft = true
-		c.learn(cn, func(s *traits) bool { ok := !s.minecraft; s.minecraft, s.probe = true, yes; return ok },
-			"the probe was answered %q: a Minecraft server; probing only after a full fragment, never back to back", DecodeText(p.Body))
-		return
-	}
-	c.probeAnswered(x, t)
-	// SRCDS's extra packet follows the mirror; take it now if it is
-	// here, else late() drops it when it comes.
-	if cn.rd.wholePacketBuffered() {
-		if q, err := cn.rd.next(); err == nil {
-			c.foreign(cn, q)
-		}
-	}
-}
-
-// probeAnswered records that the server answered x's probe.
-func (c *Client) probeAnswered(x *exchange, t *traits) {
-	if t.probe != yes {
-		t.probe = yes
-		c.learn(x.cn, func(s *traits) bool { ok := s.probe != yes; s.probe = yes; return ok },
-			"the end-of-answer probe is mirrored (SRCDS)")
-	}
-	if x.early && t.backToBack != yes {
-		t.backToBack = yes
-		c.learn(x.cn, func(s *traits) bool { ok := s.backToBack != yes; s.backToBack = yes; return ok },
-			"a probe in the command's segment is answered: probing with each command")
-	}
-}
-
-// foreign handles a packet that is not part of the answer being read.
-func (c *Client) foreign(cn *conn, p Packet) {
-	switch {
-	case p.Type == TypeChatValue || p.Type == TypeRustConsole:
-		c.unsolicited(cn, p)
-	case c.abandonedReply(cn, p.ID):
-	case c.issued(p.ID):
-		if p.ID == c.gaveUp.Load() && p.ID != 0 {
-			// The probe the client gave up on was answered after all.
-			c.learn(cn, func(s *traits) bool {
-				ok := s.probe != yes
-				s.probe, s.single = yes, s.dialect == DialectCS2
-				return ok
-			},
-				"a late reply to an end-of-answer probe thought unanswered: probes are answered after all")
-		}
-		c.late(cn, p)
+	case console.StepRemark:
 	default:
-		c.unsolicited(cn, p)
+		return false, nil
 	}
+	x.probeID, x.Marked, x.MarkedWithCommand = s.c.newID(), true, false
+	if x.Wait > 0 {
+		x.Last = time.Now() // the marker's wait counts from here
+	}
+	return false, s.send(x.cn, dl, marker(x.probeID, s.c.know.traits()))
+}
+
+// lost handles the loss of x's connection while x waits for its answer:
+// a loss at a packet boundary may leave the answer whole, as the
+// Terminator judges.
+func (s *serial) lost(x *exchange, err error) error {
+	cn := x.cn
+	whole := cn.rd.atBoundary() && (errors.Is(err, io.EOF) || isConnReset(err)) && s.c.term.Lost(&x.Exchange)
+	if whole {
+		cn.served.Store(true) // it is replaced at once
+	}
+	s.c.fail(cn, err)
+	if whole {
+		return nil
+	}
+	return s.c.connErr(cn)
+}
+
+// foreign handles a packet that is not part of the answer being read,
+// noting the reply to a request abandoned before it.
+func (s *serial) foreign(cn *conn, p Packet) {
+	if a := s.abandoned.Load(); a != nil && a.cn == cn && p.ID != 0 && (p.ID == a.ids[0] || p.ID == a.ids[1]) {
+		a.answered.Store(true)
+	}
+	s.c.foreign(cn, p)
 }
 
 // switchUTF8 asks legacy Rust to send text as UTF-8: until it gets a
 // packet of type 5, it sends each character as its low byte. The packet
 // goes out alone, and the command only after the server had time to read
 // it, since legacy Rust handles only the first packet of each read.
-func (c *Client) switchUTF8(ctx context.Context, dl time.Time, cn *conn) error {
+func (s *serial) switchUTF8(ctx context.Context, dl time.Time, cn *conn) error {
+	c := s.c
 	id := c.newID()
-	if err := c.send(cn, dl, Packet{ID: id, Type: TypeRustUTF8}); err != nil {
+	if err := s.send(cn, dl, Packet{ID: id, Type: TypeRustUTF8}); err != nil {
 		return err
 	}
 	cn.utf8Sent = true
-	c.note(cn, "asked legacy Rust for UTF-8 text (a type-5 packet)")
-	until := time.Now().Add(c.probeWait())
-	if until.After(dl) {
-		until = dl
-	}
+	c.note("asked legacy Rust for UTF-8 text (a type-5 packet)")
+	until := earlier(time.Now().Add(c.know.probeWait()), dl)
 	for time.Now().Before(until) {
 		p, err := cn.readBy(until)
 		if err != nil {
 			if !isTimeoutErr(err) {
 				c.fail(cn, err)
-				c.mu.Lock()
-				defer c.mu.Unlock()
-				return cn.err
+				return c.connErr(cn)
 			}
 			if ctx.Err() != nil {
 				return c.ctxErr(ctx, dl)
@@ -722,7 +558,7 @@ func (c *Client) switchUTF8(ctx context.Context, dl time.Time, cn *conn) error {
 		if p.ID == id {
 			return nil
 		}
-		c.foreign(cn, p)
+		s.foreign(cn, p)
 	}
 	return nil
 }
@@ -745,51 +581,95 @@ type abandonedReq struct {
 // them from the next command's the connection is dropped, and where two
 // packets must not be written back to back the next command first waits
 // for it (see settle).
-func (c *Client) abandon(x *exchange, t *traits) {
+func (s *serial) abandon(x *exchange) {
+	t := s.c.know.traits()
 	switch {
-	case len(t.fixedIDs) > 0 && !(x.probeID == 0 && x.packets > 0 && (t.single || t.probe == no)):
-		c.fail(x.cn, fmt.Errorf("%w: a command was abandoned on a server whose replies carry fixed ids", ErrConnClosed))
-	case t.minecraftRules() && x.packets == 0:
-		c.abandoned.Store(&abandonedReq{cn: x.cn, ids: [2]int32{x.id, x.probeID}})
+	case len(t.fixedIDs) > 0 && !(!x.Marked && x.Messages > 0 && (t.single || t.probe == no)):
+		s.c.fail(x.cn, fmt.Errorf("%w: a command was abandoned on a server whose replies carry fixed ids", ErrConnClosed))
+	case t.minecraftRules() && x.Messages == 0:
+		s.abandoned.Store(&abandonedReq{cn: x.cn, ids: [2]int32{x.id, x.probeID}})
 	}
-}
-
-// abandonedReply reports whether id is the abandoned request's, marking
-// it answered.
-func (c *Client) abandonedReply(cn *conn, id int32) bool {
-	a := c.abandoned.Load()
-	if a == nil || a.cn != cn || id == 0 || (id != a.ids[0] && id != a.ids[1]) {
-		return false
-	}
-	a.answered.Store(true)
-	return false // still dropped as a late packet
 }
 
 // settle waits, within dl and abandonedGrace, until the request abandoned
 // by the previous command has been answered. The caller holds the slot.
-func (c *Client) settle(ctx context.Context, dl time.Time) {
-	a := c.abandoned.Load()
+func (s *serial) settle(ctx context.Context, dl time.Time) {
+	a := s.abandoned.Load()
 	if a == nil {
 		return
 	}
-	defer c.abandoned.CompareAndSwap(a, nil)
+	defer s.abandoned.CompareAndSwap(a, nil)
 	if a.answered.Load() {
 		return
 	}
-	until := time.Now().Add(abandonedGrace)
-	if until.After(dl) {
-		until = dl
-	}
+	until := earlier(time.Now().Add(abandonedGrace), dl)
 	cn := a.cn
 	for !a.answered.Load() && time.Now().Before(until) && ctx.Err() == nil {
 		p, err := cn.readBy(until)
 		if err != nil {
 			if !isTimeoutErr(err) {
-				c.fail(cn, err)
+				s.c.fail(cn, err)
 				return
 			}
 			continue
 		}
-		c.foreign(cn, p)
+		s.foreign(cn, p)
 	}
 }
+
+// probeIdle writes one probe on cn, unless a command is running, and on a
+// server known to answer probes waits for the reply: without one within
+// max(KeepAlive, the probe wait), the connection counts as lost. Servers
+// whose replies carry fixed ids get a probe only when they are known to
+// answer it, since an unread reply would be taken for the next answer;
+// legacy Rust ignores probes, and so only learns of a dead peer through
+// a failed write.
+func (s *serial) probeIdle(cn *conn) {
+	c := s.c
+	t := c.know.traits()
+	answered := t.probe == yes || t.dialect == DialectMinecraft
+	if len(t.fixedIDs) > 0 && !answered {
+		return
+	}
+	wait := max(c.opts.KeepAlive, c.know.probeWait())
+	dl := time.Now().Add(min(wait, c.opts.Timeout))
+	// Take the slot from the idle reader, not from a command.
+	if _, err := s.acquire(context.Background(), dl); err != nil {
+		return
+	}
+	defer func() { s.release(time.Now()) }()
+	if c.cur.Load() != cn || c.idle.Since() < c.opts.KeepAlive {
+		return // replaced, or a command ran meanwhile
+	}
+	id := c.newID()
+	if err := s.send(cn, dl, marker(id, t)); err != nil || !answered {
+		return
+	}
+	for {
+		p, err := cn.readBy(dl)
+		switch {
+		case err == nil && (p.ID == id || (t.acceptsID(p.ID) && isProbeTail(p.Body))):
+			if p.ID == id && cn.rd.wholePacketBuffered() { // SRCDS's extra packet
+				if q, err := cn.rd.next(); err == nil {
+					s.foreign(cn, q)
+				}
+			}
+			return
+		case err == nil:
+			if !t.acceptsID(p.ID) {
+				s.foreign(cn, p)
+			}
+		case !isTimeoutErr(err):
+			c.fail(cn, err)
+			return
+		case !time.Now().Before(dl):
+			c.note("no reply to the keep-alive probe within %v: connection lost", wait)
+			c.fail(cn, errKeepAlive)
+			return
+		}
+	}
+}
+
+// errKeepAlive is why a connection whose keep-alive went unanswered is
+// dropped.
+var errKeepAlive = errors.New("keep-alive probe unanswered")

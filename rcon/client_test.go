@@ -1,56 +1,53 @@
-package rcon
+package rcon_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net"
+	"net/netip"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/gsq-project/gsq/console"
+	"github.com/gsq-project/gsq/console/consoletest"
+	"github.com/gsq-project/gsq/rcon"
+	"github.com/gsq-project/gsq/rcon/rcontest"
 )
+
+// dialects are the fake servers each dialect is tried against.
+var dialects = []struct {
+	dialect rcon.Dialect
+	profile rcontest.Profile
+}{
+	{rcon.DialectSource, rcontest.SRCDS},
+	{rcon.DialectCS2, rcontest.CS2},
+	{rcon.DialectMinecraft, rcontest.Minecraft},
+}
 
 func TestAuthShapes(t *testing.T) {
 	t.Parallel()
-	for _, d := range []Dialect{DialectSource, DialectCS2, DialectMinecraft} {
-		t.Run(d.String()+"/ok", func(t *testing.T) {
+	for _, d := range dialects {
+		t.Run(d.dialect.String(), func(t *testing.T) {
 			t.Parallel()
-			c, _ := dialEmu(t, emu{password: "s3cret", dialect: d}, &Options{Dialect: d})
-			got, err := c.Exec(testCtx(t), "status")
-			if err != nil || got != "ran status" {
-				t.Fatalf("Exec = %q, %v", got, err)
-			}
+			bubble(t, func(t *testing.T, n *consoletest.Network) {
+				s := fake(t, n, d.profile, ran, nil)
+				c := dialOn(t, n, s, &rcon.Options{Dialect: d.dialect})
+				mustExec(t, c, "status", "ran status")
+				// SRCDS answers a wrong password with its empty packet and
+				// the -1 in one segment: the first is not the answer.
+				if _, err := tryDial(t, n, s, "nope", &rcon.Options{Dialect: d.dialect}); !errors.Is(err, rcon.ErrAuthFailed) {
+					t.Fatalf("wrong password: %v, want ErrAuthFailed", err)
+				}
+			})
 		})
-		t.Run(d.String()+"/wrong password", func(t *testing.T) {
-			t.Parallel()
-			s := startFake(t, emu{password: "s3cret", dialect: d}.serve)
-			_, err := Dial(testCtx(t), s.addr(), "nope", &Options{Dialect: d})
-			if !errors.Is(err, ErrAuthFailed) {
-				t.Fatalf("err = %v, want ErrAuthFailed", err)
-			}
-		})
-	}
-}
-
-// Classic SRCDS answers the login with the empty packet and the auth
-// response in one segment; the client must not take the first for the
-// answer, and a wrong password must not "succeed".
-func TestAuthLeadingEmptyPacketCoalesced(t *testing.T) {
-	t.Parallel()
-	s := startFake(t, func(c *fakeConn) {
-		p, ok := c.read()
-		if !ok {
-			return
-		}
-		c.send(Packet{ID: p.ID, Type: TypeResponseValue}, Packet{ID: -1, Type: TypeAuthResponse})
-		drain(c)
-	})
-	if _, err := Dial(testCtx(t), s.addr(), "x", nil); !errors.Is(err, ErrAuthFailed) {
-		t.Fatalf("err = %v, want ErrAuthFailed", err)
 	}
 }
 
@@ -58,154 +55,144 @@ func TestAuthErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
-		handle  func(c *fakeConn)
+		script  func(c *rcontest.Conn)
 		wantErr error
 		notErr  error
 	}{
-		{"closed during auth (Squad)", func(c *fakeConn) { c.read() }, ErrAuthFailed, ErrNoAuthResponse},
-		{"silent (ARK)", drain, ErrNoAuthResponse, ErrConnClosed},
-		{"refused", func(c *fakeConn) {
-			c.read()
-			c.send(Packet{ID: -1, Type: TypeAuthResponse})
-			drain(c)
-		}, ErrAuthFailed, ErrConnClosed},
-		{"garbage size", func(c *fakeConn) {
-			c.read()
-			c.writeRaw(le(3))
-			drain(c)
-		}, ErrPacketTooSmall, ErrAuthFailed},
+		{"closed during auth (Squad)", func(c *rcontest.Conn) { c.ReadPacket() }, rcon.ErrAuthFailed, rcon.ErrNoAuthResponse},
+		{"silent (ARK)", (*rcontest.Conn).Discard, rcon.ErrNoAuthResponse, rcon.ErrConnClosed},
+		{"refused", func(c *rcontest.Conn) { c.Login() }, rcon.ErrAuthFailed, rcon.ErrConnClosed},
+		{"garbage size", func(c *rcontest.Conn) {
+			c.ReadPacket()
+			c.NetConn().Write([]byte{3, 0, 0, 0})
+			c.ReadPacket()
+		}, rcon.ErrPacketTooSmall, rcon.ErrAuthFailed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := startFake(t, tt.handle)
-			_, err := Dial(context.Background(), s.addr(), "pw", &Options{Timeout: 300 * time.Millisecond})
-			if !errors.Is(err, tt.wantErr) || errors.Is(err, tt.notErr) {
-				t.Fatalf("err = %v, want %v and not %v", err, tt.wantErr, tt.notErr)
-			}
-			var oe *OpError
-			if !errors.As(err, &oe) || oe.Op != "login" || oe.Addr != s.addr() {
-				t.Fatalf("err = %#v, want a login *OpError naming %s", err, s.addr())
-			}
+			bubble(t, func(t *testing.T, n *consoletest.Network) {
+				s := script(t, n, rcontest.SRCDS, nil, tt.script)
+				password := pw
+				if tt.name == "refused" {
+					password = "wrong"
+				}
+				_, err := tryDial(t, n, s, password, &rcon.Options{Timeout: 300 * time.Millisecond})
+				if !errors.Is(err, tt.wantErr) || errors.Is(err, tt.notErr) {
+					t.Fatalf("err = %v, want %v and not %v", err, tt.wantErr, tt.notErr)
+				}
+				var oe *rcon.OpError
+				if !errors.As(err, &oe) || oe.Op != "login" || oe.Addr != s.Addr().String() {
+					t.Fatalf("err = %#v, want a login *OpError naming %s", err, s.Addr())
+				}
+			})
 		})
 	}
 }
 
 func TestAuthContextCancel(t *testing.T) {
 	t.Parallel()
-	s := startFake(t, drain)
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
-	_, err := Dial(ctx, s.addr(), "pw", nil)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		s := script(t, n, rcontest.SRCDS, nil, (*rcontest.Conn).Discard)
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(50*time.Millisecond, cancel)
+		start := time.Now()
+		_, err := rcon.Dial(ctx, s.Addr().String(), pw, &rcon.Options{DialContext: n.DialContext})
+		if !errors.Is(err, context.Canceled) || time.Since(start) != 50*time.Millisecond {
+			t.Fatalf("err = %v after %v, want context.Canceled after 50ms", err, time.Since(start))
+		}
+	})
 }
 
-// A server that accepts the login and then never answers: the command
-// fails with ErrTimeout (also context.DeadlineExceeded), bounded by the
-// timeout, and the output that arrived is returned.
+// A server that accepts the login and then never ends its answer (a
+// probe it ignores, a deadline sooner than the probe wait): the command
+// fails with ErrTimeout (also context.DeadlineExceeded when the deadline
+// was the context's), at its deadline exactly, with the output that
+// arrived.
 func TestSilentServer(t *testing.T) {
 	t.Parallel()
 	for _, viaCtx := range []bool{false, true} {
 		t.Run(fmt.Sprint("ctx deadline=", viaCtx), func(t *testing.T) {
 			t.Parallel()
-			c, _ := dialEmu(t, emu{password: "pw", respond: func(string) string { return "partial" }, ignoreProbe: true},
-				&Options{Timeout: 200 * time.Millisecond})
-			ctx := context.Background()
-			if viaCtx {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, 200*time.Millisecond)
-				defer cancel()
-			}
-			out, err := c.Exec(ctx, "status")
-			var ne net.Error
-			if !errors.Is(err, ErrTimeout) || !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &ne) || !ne.Timeout() {
-				t.Fatalf("err = %v, want ErrTimeout, a net.Error timeout", err)
-			}
-			if errors.Is(err, context.DeadlineExceeded) != viaCtx {
-				t.Fatalf("err = %v: matches context.DeadlineExceeded %v, want %v", err, !viaCtx, viaCtx)
-			}
-			if out != "partial" {
-				t.Fatalf("partial output = %q", out)
-			}
+			bubble(t, func(t *testing.T, n *consoletest.Network) {
+				s := fake(t, n, rcontest.Factorio, answer("partial"), nil)
+				c := dialOn(t, n, s, &rcon.Options{Timeout: 200 * time.Millisecond})
+				ctx := context.Background()
+				if viaCtx {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, 200*time.Millisecond)
+					defer cancel()
+				}
+				start := time.Now()
+				out, err := c.Exec(ctx, "status")
+				var ne net.Error
+				if !errors.Is(err, rcon.ErrTimeout) || !errors.Is(err, console.ErrTimeout) || !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &ne) || !ne.Timeout() {
+					t.Fatalf("err = %v, want ErrTimeout, a net.Error timeout", err)
+				}
+				if errors.Is(err, context.DeadlineExceeded) != viaCtx {
+					t.Fatalf("err = %v: matches context.DeadlineExceeded %v, want %v", err, !viaCtx, viaCtx)
+				}
+				if out != "partial" || time.Since(start) != 200*time.Millisecond {
+					t.Fatalf("partial output %q after %v, want \"partial\" after 200ms", out, time.Since(start))
+				}
+			})
 		})
 	}
 }
 
 func TestServerClosesMidResponse(t *testing.T) {
 	t.Parallel()
-	s := startFake(t, func(c *fakeConn) {
-		if !(emu{password: "pw"}).authSource(c) {
-			return
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		s := script(t, n, rcontest.SRCDS, nil, func(c *rcontest.Conn) {
+			if !c.Login() {
+				return
+			}
+			p, _ := c.ReadPacket()
+			c.Send(rcon.Packet{ID: p.ID, Body: []byte("first half")})
+			b, _ := rcon.Packet{ID: p.ID, Body: []byte("second half")}.AppendBinary(nil)
+			c.NetConn().Write(b[:9]) // cut inside the packet
+		})
+		c := dialOn(t, n, s, nil)
+		out, err := c.Exec(bounded(t), "status")
+		if !errors.Is(err, rcon.ErrConnClosed) || out != "first half" {
+			t.Fatalf("Exec = %q, %v; want partial output and ErrConnClosed", out, err)
 		}
-		p, _ := c.read()
-		c.send(Packet{ID: p.ID, Type: TypeResponseValue, Body: []byte("first half")})
-		b, _ := Packet{ID: p.ID, Type: TypeResponseValue, Body: []byte("second half")}.AppendBinary(nil)
-		c.writeRaw(b[:9]) // cut inside the packet
+		// The next command goes out on a new connection, which the
+		// server cuts the same way.
+		if _, err := c.Exec(bounded(t), "status"); !errors.Is(err, rcon.ErrConnClosed) || s.Accepted() != 2 {
+			t.Fatalf("next Exec err = %v on connection %d, want ErrConnClosed on the second", err, s.Accepted())
+		}
 	})
-	c, err := Dial(testCtx(t), s.addr(), "pw", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	out, err := c.Exec(testCtx(t), "status")
-	if !errors.Is(err, ErrConnClosed) || out != "first half" {
-		t.Fatalf("Exec = %q, %v; want partial output and ErrConnClosed", out, err)
-	}
-	if _, err := c.Exec(testCtx(t), "status"); !errors.Is(err, ErrConnClosed) {
-		t.Fatalf("next Exec err = %v, want ErrConnClosed", err)
-	}
 }
 
-// bigOutput is deterministic text of about n bytes with multi-byte runes
-// that straddle packet boundaries.
-func bigOutput(n int) string {
-	var sb strings.Builder
-	for i := 0; sb.Len() < n; i++ {
-		fmt.Fprintf(&sb, "%06d Жёлтый 玩家 🎮 §aname\n", i)
-	}
-	return sb.String()
-}
+// bigOutput is text of n bytes with runes of one to four bytes, which
+// straddle packet and fragment boundaries.
+func bigOutput(n int) string { return rcontest.BigOutput(n) }
 
 func TestLargeResponses(t *testing.T) {
 	t.Parallel()
 	for _, size := range []int{100 << 10, 1 << 20} {
-		want := bigOutput(size)
-		for _, d := range []Dialect{DialectSource, DialectCS2, DialectMinecraft} {
-			t.Run(fmt.Sprintf("%v/%dK", d, size>>10), func(t *testing.T) {
+		out := bigOutput(size)
+		for _, d := range dialects {
+			t.Run(fmt.Sprintf("%v/%dK", d.dialect, size>>10), func(t *testing.T) {
 				t.Parallel()
-				var viol atomic.Int32
-				c, _ := dialEmu(t, emu{password: "pw", dialect: d, mcViolations: &viol,
-					respond: func(string) string { return want }}, &Options{Dialect: d})
-				want := want
-				if d == DialectMinecraft { // surrogate pairs cut by a fragment end become "??"
-					want = string(joinFragments(minecraftFragments(want)))
-				}
-				for range 2 { // the second run proves nothing was left behind
-					got, err := c.Exec(testCtx(t), "cvarlist")
-					if err != nil {
-						t.Fatal(err)
+				bubble(t, func(t *testing.T, n *consoletest.Network) {
+					s := fake(t, n, d.profile, answer(out), nil)
+					c := dialOn(t, n, s, &rcon.Options{Dialect: d.dialect})
+					want := out
+					if d.dialect == rcon.DialectMinecraft {
+						want = vanilla(out)
 					}
-					if got != want {
-						t.Fatalf("got %d bytes, want %d (first diff at %d)", len(got), len(want), firstDiff(got, want))
+					for range 2 { // the second run proves nothing was left behind
+						mustExec(t, c, "cvarlist", want)
 					}
-				}
-				if viol.Load() != 0 {
-					t.Fatalf("%d requests broke the Minecraft single-read rule", viol.Load())
-				}
+					if s.Hangups() != 0 {
+						t.Fatalf("the server hung up %d times: a Minecraft rule was broken", s.Hangups())
+					}
+				})
 			})
 		}
 	}
-}
-
-func firstDiff(a, b string) int {
-	for i := range min(len(a), len(b)) {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return min(len(a), len(b))
 }
 
 // Minecraft output of exactly 4096 UTF-16 units (or a multiple) ends
@@ -226,55 +213,48 @@ func TestMinecraftExactFragments(t *testing.T) {
 	for name, out := range outputs {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			var viol atomic.Int32
-			c, _ := dialEmu(t, emu{password: "pw", dialect: DialectMinecraft, mcViolations: &viol,
-				respond: func(string) string { return out }}, &Options{Dialect: DialectMinecraft})
-			want := string(joinFragments(minecraftFragments(out)))
-			for range 2 {
-				got, err := c.Exec(testCtx(t), "help")
-				if err != nil || got != want {
-					t.Fatalf("got %d bytes (%v), want %d", len(got), err, len(want))
+			bubble(t, func(t *testing.T, n *consoletest.Network) {
+				s := fake(t, n, rcontest.Minecraft, answer(out), nil)
+				c := dialOn(t, n, s, &rcon.Options{Dialect: rcon.DialectMinecraft})
+				for range 2 {
+					mustExec(t, c, "help", vanilla(out))
 				}
-			}
-			if viol.Load() != 0 {
-				t.Fatal("client wrote packets back to back")
-			}
+				if s.Hangups() != 0 {
+					t.Fatal("the client wrote packets back to back")
+				}
+			})
 		})
 	}
-}
-
-func joinFragments(frags [][]byte) []byte {
-	var b []byte
-	for _, f := range frags {
-		b = append(b, f...)
-	}
-	return b
 }
 
 func TestNonASCII(t *testing.T) {
 	t.Parallel()
 	names := "Игрок, 玩家, 플레이어, Ελληνικά, émoji 🎮"
-	for _, d := range []Dialect{DialectSource, DialectMinecraft} {
+	for _, d := range []rcon.Dialect{rcon.DialectSource, rcon.DialectMinecraft} {
 		t.Run(d.String(), func(t *testing.T) {
 			t.Parallel()
-			c, _ := dialEmu(t, emu{password: "pässwörd", dialect: d}, &Options{Dialect: d})
-			got, err := c.Exec(testCtx(t), "say "+names)
-			if err != nil || got != "ran say "+names {
-				t.Fatalf("Exec = %q, %v", got, err)
-			}
+			bubble(t, func(t *testing.T, n *consoletest.Network) {
+				p := map[rcon.Dialect]rcontest.Profile{rcon.DialectSource: rcontest.SRCDS, rcon.DialectMinecraft: rcontest.Minecraft}[d]
+				s := fake(t, n, p, ran, func(s *rcontest.Server) { s.Password = "pässwörd" })
+				c, err := tryDial(t, n, s, "pässwörd", &rcon.Options{Dialect: d})
+				if err != nil {
+					t.Fatal(err)
+				}
+				mustExec(t, c, "say "+names, "ran say "+names)
+			})
 		})
 	}
 	t.Run("Latin-1 section sign", func(t *testing.T) {
 		t.Parallel()
-		c, _ := dialEmu(t, emu{password: "pw", respond: func(string) string { return "\xa7cRed \xa7rand Жёлтый" }}, nil)
-		got, err := c.Exec(testCtx(t), "list")
-		if err != nil || got != "§cRed §rand Жёлтый" {
-			t.Fatalf("Exec = %q, %v", got, err)
-		}
-		r, err := c.Do(testCtx(t), "list")
-		if err != nil || string(r.Body) != "\xa7cRed \xa7rand Жёлтый" || r.Packets != 1 || r.RTT <= 0 {
-			t.Fatalf("Do = %+v, %v", r, err)
-		}
+		bubble(t, func(t *testing.T, n *consoletest.Network) {
+			s := fake(t, n, rcontest.CS2, answer("\xa7cRed \xa7rand Жёлтый"), nil)
+			c := dialOn(t, n, s, nil)
+			mustExec(t, c, "list", "§cRed §rand Жёлтый")
+			r, err := c.Do(bounded(t), "list")
+			if err != nil || string(r.Body) != "\xa7cRed \xa7rand Жёлтый" || r.Packets != 1 {
+				t.Fatalf("Do = %+v, %v", r, err)
+			}
+		})
 	})
 }
 
@@ -284,19 +264,20 @@ func TestHostileSegmentation(t *testing.T) {
 	t.Parallel()
 	out := bigOutput(20 << 10)
 	for _, chunk := range []int{1, 3, 4097} {
-		for _, d := range []Dialect{DialectSource, DialectCS2, DialectMinecraft} {
-			t.Run(fmt.Sprintf("%v/%d", d, chunk), func(t *testing.T) {
+		for _, d := range dialects {
+			t.Run(fmt.Sprintf("%v/%d", d.dialect, chunk), func(t *testing.T) {
 				t.Parallel()
-				c, _ := dialEmu(t, emu{password: "pw", dialect: d, chunk: chunk,
-					respond: func(string) string { return out }}, &Options{Dialect: d})
-				want := out
-				if d == DialectMinecraft {
-					want = string(joinFragments(minecraftFragments(out)))
-				}
-				got, err := c.Exec(testCtx(t), "status")
-				if err != nil || got != want {
-					t.Fatalf("got %d bytes (%v), want %d", len(got), err, len(want))
-				}
+				bubble(t, func(t *testing.T, n *consoletest.Network) {
+					s := fake(t, n, d.profile, answer(out), func(s *rcontest.Server) {
+						s.Faults = rcontest.Faults{Segments: []int{chunk}, SegmentDelay: time.Microsecond}
+					})
+					c := dialOn(t, n, s, &rcon.Options{Dialect: d.dialect})
+					want := out
+					if d.dialect == rcon.DialectMinecraft {
+						want = vanilla(out)
+					}
+					mustExec(t, c, "status", want)
+				})
 			})
 		}
 	}
@@ -306,111 +287,106 @@ func TestHostileSegmentation(t *testing.T) {
 // command's: it must be dropped, not returned to the next command.
 func TestCancelledRequestLatePackets(t *testing.T) {
 	t.Parallel()
-	release := make(chan struct{})
-	s := startFake(t, func(c *fakeConn) {
-		if !(emu{password: "pw"}).authSource(c) {
-			return
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		release := make(chan struct{})
+		h := rcon.HandlerFunc(func(_ context.Context, w rcon.ResponseWriter, cmd string) {
+			if cmd == "slow" {
+				<-release
+				w.WriteString("STALE answer to slow")
+				return
+			}
+			w.WriteString("fresh answer to " + cmd)
+		})
+		s := fake(t, n, rcontest.SRCDS, h, func(s *rcontest.Server) { s.Faults.Coalesce = true })
+		// The server reads each command with its probe: a client that knows
+		// it (the srcds profile) sends them together.
+		c := dialOn(t, n, s, &rcon.Options{Profile: "srcds"})
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(50*time.Millisecond, cancel)
+		if _, err := c.Exec(ctx, "slow"); !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled Exec err = %v", err)
 		}
-		first, _ := c.read()
-		probe1, _ := c.read()
-		<-release
-		second, _ := c.read()
-		probe2, _ := c.read()
-		e := emu{}
-		var pkts []Packet
-		pkts = append(pkts, e.sourceReply(first.ID, "STALE answer to "+string(first.Body))...)
-		pkts = append(pkts, Packet{ID: probe1.ID}, Packet{ID: probe1.ID, Body: []byte{0, 0, 0, 1}})
-		pkts = append(pkts, e.sourceReply(second.ID, "fresh answer to "+string(second.Body))...)
-		pkts = append(pkts, Packet{ID: probe2.ID}, Packet{ID: probe2.ID, Body: []byte{0, 0, 0, 1}})
-		c.send(pkts...)
-		drain(c)
+		time.AfterFunc(time.Millisecond, func() { close(release) })
+		mustExec(t, c, "fast", "fresh answer to fast")
+		consoletest.NoEvent(t, c.Events())
 	})
-	// The server reads each command with its probe: a client that knows
-	// it (the srcds profile) sends them together.
-	c, err := Dial(testCtx(t), s.addr(), "pw", &Options{Profile: "srcds"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
-	if _, err := c.Exec(ctx, "slow"); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled Exec err = %v", err)
-	}
-	close(release)
-	got, err := c.Exec(testCtx(t), "fast")
-	if err != nil || got != "fresh answer to fast" {
-		t.Fatalf("next Exec = %q, %v", got, err)
-	}
-	select {
-	case ev := <-c.Events():
-		t.Fatalf("late packet leaked to Events: %+v", ev)
-	default:
-	}
 }
 
 // With Pipeline, several commands are in flight at once and answers are
 // demultiplexed by id even when they come back in reverse order.
 func TestPipelining(t *testing.T) {
 	t.Parallel()
-	const n = 8
-	s := startFake(t, func(c *fakeConn) {
-		if !(emu{password: "pw"}).authSource(c) {
-			return
-		}
-		var reqs []Packet
-		for len(reqs) < 2*n {
-			p, ok := c.read()
-			if !ok {
-				t.Errorf("server got %d packets, want %d in flight together", len(reqs), 2*n)
+	const cmds = 8
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		s := script(t, n, rcontest.SRCDS, nil, func(c *rcontest.Conn) {
+			if !c.Login() {
 				return
 			}
-			reqs = append(reqs, p)
+			var reqs []rcon.Packet
+			for len(reqs) < 2*cmds {
+				p, ok := c.ReadPacket()
+				if !ok {
+					t.Errorf("server got %d packets, want %d in flight together", len(reqs), 2*cmds)
+					return
+				}
+				reqs = append(reqs, p)
+			}
+			for i := len(reqs) - 2; i >= 0; i -= 2 {
+				cmd, probe := reqs[i], reqs[i+1]
+				c.Send(append(c.Reply(cmd.ID, strings.Repeat(string(cmd.Body)+" ", 1000)), mirror(probe.ID)...)...)
+			}
+			c.ReadPacket()
+		})
+		c := dialOn(t, n, s, &rcon.Options{Pipeline: true})
+		if !rcon.IsPipelined(c) {
+			t.Fatal("not pipelined")
 		}
-		for i := len(reqs) - 2; i >= 0; i -= 2 {
-			cmd, probe := reqs[i], reqs[i+1]
-			pkts := (emu{}).sourceReply(cmd.ID, strings.Repeat(string(cmd.Body)+" ", 1000))
-			pkts = append(pkts, Packet{ID: probe.ID}, Packet{ID: probe.ID, Body: []byte{0, 0, 0, 1}})
-			c.send(pkts...)
-		}
-		drain(c)
+		execConcurrently(t, c, cmds, func(cmd string) string { return strings.Repeat(cmd+" ", 1000) }).Wait()
 	})
-	c, err := Dial(testCtx(t), s.addr(), "pw", &Options{Pipeline: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	execConcurrently(t, c, n, func(cmd string) string { return strings.Repeat(cmd+" ", 1000) }).Wait()
 }
 
-// Serial mode (the default) never has two commands in flight.
+// Serial mode (the default) never has two commands in flight, however
+// many goroutines call Exec.
 func TestSerialConcurrentCallers(t *testing.T) {
 	t.Parallel()
-	var inFlight, peak atomic.Int32
-	cmds := make(chan Packet, 64)
-	c, _ := dialEmu(t, emu{password: "pw", cmds: cmds, respond: func(cmd string) string {
-		v := inFlight.Add(1)
-		if v > peak.Load() {
-			peak.Store(v)
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		var mu sync.Mutex
+		outstanding, most := 0, 0
+		debug := func(dir string, _ netip.AddrPort, b []byte) {
+			p, _, err := rcon.ParsePacket(b, 0)
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case dir == "send" && p.Type == rcon.TypeExecCommand:
+				outstanding++
+				most = max(most, outstanding)
+			case dir == "recv" && len(p.Body) == 0 && p.Type == rcon.TypeResponseValue && outstanding > 0:
+				outstanding-- // the probe's mirror ends an answer
+			}
 		}
-		defer inFlight.Add(-1)
-		return "ran " + cmd
-	}}, nil)
-	execConcurrently(t, c, 10, func(cmd string) string { return "ran " + cmd }).Wait()
-	if len(cmds) != 10 {
-		t.Fatalf("server ran %d commands", len(cmds))
-	}
+		s := fake(t, n, rcontest.SRCDS, ran, nil)
+		c := dialOn(t, n, s, &rcon.Options{Profile: "srcds", Debug: debug})
+		execConcurrently(t, c, 10, func(cmd string) string { return "ran " + cmd }).Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if most != 1 {
+			t.Fatalf("%d commands in flight at once", most)
+		}
+	})
 }
 
 // execConcurrently runs the commands c0 ... c<n-1> on c, each in its own
 // goroutine, and checks that each returns want(cmd). The caller waits
 // for them.
-func execConcurrently(t *testing.T, c *Client, n int, want func(cmd string) string) *sync.WaitGroup {
+func execConcurrently(t *testing.T, c *rcon.Client, n int, want func(cmd string) string) *sync.WaitGroup {
 	wg := new(sync.WaitGroup)
 	for i := range n {
 		wg.Go(func() {
 			cmd := fmt.Sprint("c", i)
-			if got, err := c.Exec(testCtx(t), cmd); err != nil || got != want(cmd) {
+			if got, err := c.Exec(bounded(t), cmd); err != nil || got != want(cmd) {
 				t.Errorf("%s: got %d bytes %.40q, %v", cmd, len(got), got, err)
 			}
 		})
@@ -418,171 +394,241 @@ func execConcurrently(t *testing.T, c *Client, n int, want func(cmd string) stri
 	return wg
 }
 
-func TestIDSequence(t *testing.T) {
-	t.Parallel()
-	c, err := newClient("", "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[int32]bool{}
-	check := func(id int32) {
-		t.Helper()
-		if id <= 0 || id == 42 || id&0xFFFFFF == 0 || seen[id] {
-			t.Fatalf("bad or repeated id %d", id)
-		}
-		seen[id] = true
-	}
-	for range 100 {
-		check(c.newID())
-	}
-	if seen[42] || !seen[41] || !seen[43] {
-		t.Fatal("ids around 42 wrong")
-	}
-	if c.issued(1000) || !c.issued(100) {
-		t.Fatal("issued wrong before the wrap")
-	}
-	c.ids.Store(1<<24 - 2)
-	check(c.newID())
-	if got := c.newID(); got != 1<<24+1 {
-		t.Fatalf("id after 1<<24-1 = %d, want %d", got, 1<<24+1)
-	}
-	c.ids.Store(math.MaxInt32 - 1)
-	if got := c.newID(); got != math.MaxInt32 {
-		t.Fatalf("got %d", got)
-	}
-	if got := c.newID(); got != 1 || !c.issued(1<<30) {
-		t.Fatalf("after wrap got %d, issued(1<<30) = %v", got, c.issued(1<<30))
-	}
-}
-
-// The ids the server actually sees are unique and avoid the values
-// servers use on their own.
+// The ids the server sees are unique and avoid the values servers use on
+// their own.
 func TestIDsOnTheWire(t *testing.T) {
 	t.Parallel()
-	cmds := make(chan Packet, 100)
-	c, _ := dialEmu(t, emu{password: "pw", cmds: cmds}, nil)
-	for i := range 30 {
-		if _, err := c.Exec(testCtx(t), fmt.Sprint("c", i)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	close(cmds)
-	seen := map[int32]bool{}
-	for p := range cmds {
-		if p.ID == 0 || p.ID == -1 || p.ID == 42 || seen[p.ID] {
-			t.Fatalf("server saw id %d", p.ID)
-		}
-		seen[p.ID] = true
-	}
-}
-
-func TestEvents(t *testing.T) {
-	t.Parallel()
-	s := startFake(t, func(c *fakeConn) {
-		if !(emu{password: "pw"}).authSource(c) {
-			return
-		}
-		p, _ := c.read()
-		probe, _ := c.read()
-		c.send(
-			Packet{ID: 0, Type: TypeChatValue, Body: []byte("[ChatAll] hi")},
-			Packet{ID: p.ID, Type: TypeResponseValue, Body: []byte("out")},
-			Packet{ID: -1, Type: TypeRustConsole, Body: []byte("console line")},
-			Packet{ID: 123456, Type: TypeResponseValue, Body: []byte("stray")},
-			Packet{ID: probe.ID}, Packet{ID: probe.ID, Body: []byte{0, 0, 0, 1}},
-		)
-		drain(c)
-	})
-	c, err := Dial(testCtx(t), s.addr(), "pw", &Options{Profile: "srcds"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := c.Exec(testCtx(t), "x")
-	if err != nil || got != "out" {
-		t.Fatalf("Exec = %q, %v", got, err)
-	}
-	want := []string{"[ChatAll] hi", "console line", "stray"}
-	for _, w := range want {
-		select {
-		case ev := <-c.Events():
-			if string(ev.Body) != w {
-				t.Fatalf("event %q, want %q", ev.Body, w)
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		var mu sync.Mutex
+		seen := map[int32]bool{}
+		debug := func(dir string, _ netip.AddrPort, b []byte) {
+			p, _, err := rcon.ParsePacket(b, 0)
+			if err != nil || dir != "send" {
+				return
 			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no event %q", w)
+			mu.Lock()
+			defer mu.Unlock()
+			if p.ID == 0 || p.ID == -1 || p.ID == 42 || seen[p.ID] {
+				t.Errorf("the server saw id %d", p.ID)
+			}
+			seen[p.ID] = true
 		}
-	}
-	c.Close()
-	if _, ok := <-c.Events(); ok {
-		t.Fatal("Events not closed by Close")
-	}
+		s := fake(t, n, rcontest.SRCDS, ran, nil)
+		c := dialOn(t, n, s, &rcon.Options{Debug: debug})
+		for i := range 30 {
+			mustExec(t, c, fmt.Sprint("c", i), fmt.Sprint("ran c", i))
+		}
+	})
 }
 
-// A full events buffer drops the oldest packets and never stalls the
-// reader: the command still completes.
-func TestEventsDropOldest(t *testing.T) {
+func TestResponseSizeLimit(t *testing.T) {
 	t.Parallel()
-	s := startFake(t, func(c *fakeConn) {
-		if !(emu{password: "pw"}).authSource(c) {
-			return
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		s := fake(t, n, rcontest.SRCDS, answer(strings.Repeat("x", 50000)), nil)
+		c := dialOn(t, n, s, &rcon.Options{MaxResponseSize: 10000})
+		if _, err := c.Exec(bounded(t), "x"); !errors.Is(err, rcon.ErrResponseTooLarge) {
+			t.Fatalf("err = %v", err)
 		}
-		p, _ := c.read()
-		probe, _ := c.read()
-		var pkts []Packet
-		for i := range 50 {
-			pkts = append(pkts, Packet{Type: TypeChatValue, Body: fmt.Appendf(nil, "chat %d", i)})
-		}
-		pkts = append(pkts, Packet{ID: p.ID, Body: []byte("done")}, Packet{ID: probe.ID}, Packet{ID: probe.ID, Body: []byte{1}})
-		c.send(pkts...)
-		drain(c)
 	})
-	c, err := Dial(testCtx(t), s.addr(), "pw", &Options{EventBuffer: 3, Profile: "srcds"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if got, err := c.Exec(testCtx(t), "x"); err != nil || got != "done" {
-		t.Fatalf("Exec = %q, %v", got, err)
-	}
-	for _, w := range []string{"chat 47", "chat 48", "chat 49"} {
-		if ev := <-c.Events(); string(ev.Body) != w {
-			t.Fatalf("event %q, want %q", ev.Body, w)
+}
+
+func TestPacketSizeLimit(t *testing.T) {
+	t.Parallel()
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		s := fake(t, n, rcontest.CS2, answer(strings.Repeat("x", 9000)), nil)
+		c := dialOn(t, n, s, &rcon.Options{Dialect: rcon.DialectCS2, MaxPacketSize: 8192})
+		if _, err := c.Exec(bounded(t), "x"); !errors.Is(err, rcon.ErrPacketTooLarge) || !errors.Is(err, rcon.ErrProtocol) {
+			t.Fatalf("err = %v", err)
 		}
-	}
+	})
+}
+
+// A server that streams packets of one id without end: the command
+// fails with ErrResponseTooLarge once its output passes the limit, and
+// the output takes no more memory than the limit (its buffer grows to
+// the limit, not past it, and is the only copy).
+func TestResponseMemoryBounded(t *testing.T) {
+	// Not parallel: it measures the process's allocations.
+	const limit = 8 << 20
+	body := bytes.Repeat([]byte("x"), 4086)
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		s := script(t, n, rcontest.SRCDS, nil, func(c *rcontest.Conn) {
+			if !c.Login() {
+				return
+			}
+			p, ok := c.ReadPacket()
+			if !ok {
+				return
+			}
+			pkt, _ := rcon.Packet{ID: p.ID, Type: rcon.TypeResponseValue, Body: body}.AppendBinary(nil)
+			burst := bytes.Repeat(pkt, 64)
+			for {
+				if _, err := c.NetConn().Write(burst); err != nil {
+					return
+				}
+			}
+		})
+		c := dialOn(t, n, s, &rcon.Options{MaxResponseSize: limit, Profile: "srcds"})
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		r, err := c.Do(bounded(t), "flood")
+		runtime.ReadMemStats(&after)
+		if !errors.Is(err, rcon.ErrResponseTooLarge) {
+			t.Fatalf("err = %v, want ErrResponseTooLarge", err)
+		}
+		if len(r.Body) > limit || len(r.Body) < limit-len(body) {
+			t.Fatalf("%d bytes returned, want the %d that fit", len(r.Body), limit)
+		}
+		// The buffer doubles up to the limit (1/2 + 1/4 + ... of it before
+		// the last growth), and Do hands it over without a copy: twice the
+		// limit allocated in all, once held.
+		if got := after.TotalAlloc - before.TotalAlloc; got > 2*limit+limit/4 {
+			t.Fatalf("the command allocated %d bytes for a %d-byte limit", got, limit)
+		}
+	})
+}
+
+func TestCommandValidation(t *testing.T) {
+	t.Parallel()
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		s := fake(t, n, rcontest.Minecraft, ran, nil)
+		c := dialOn(t, n, s, &rcon.Options{Dialect: rcon.DialectMinecraft})
+		for _, cmd := range []string{"", "a\x00b"} {
+			if _, err := c.Exec(bounded(t), cmd); !errors.Is(err, rcon.ErrInvalidCommand) {
+				t.Fatalf("Exec(%q): err = %v", cmd, err)
+			}
+			if err := c.Send(bounded(t), cmd); !errors.Is(err, rcon.ErrInvalidCommand) {
+				t.Fatalf("Send(%q): err = %v", cmd, err)
+			}
+		}
+		if _, err := c.Exec(bounded(t), strings.Repeat("x", 1447)); !errors.Is(err, rcon.ErrCommandTooLong) {
+			t.Fatalf("err = %v, want ErrCommandTooLong", err)
+		}
+		long := "say " + strings.Repeat("x", 1442)
+		mustExec(t, c, long, "ran "+long)
+	})
+}
+
+func TestMinecraftCommandDelaySerial(t *testing.T) {
+	t.Parallel()
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		s := fake(t, n, rcontest.Minecraft, ran, nil)
+		c := dialOn(t, n, s, &rcon.Options{Dialect: rcon.DialectMinecraft, Pipeline: true, CommandDelay: 5 * time.Millisecond})
+		start := time.Now()
+		execConcurrently(t, c, 6, func(cmd string) string { return "ran " + cmd }).Wait()
+		if s.Hangups() != 0 {
+			t.Fatal("coalesced Minecraft requests")
+		}
+		if took := time.Since(start); took < 5*5*time.Millisecond {
+			t.Errorf("6 commands took %v, less than 5 CommandDelays", took)
+		}
+	})
+}
+
+// A Minecraft command abandoned before the server read it must not be
+// followed at once by the next one: both would land in one read and the
+// server would drop the connection.
+func TestMinecraftAbandonedNotCoalesced(t *testing.T) {
+	t.Parallel()
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		// The server reads nothing after the login until the first command
+		// has timed out; the client must then not send the second before the
+		// server has read the first alone.
+		gate := make(chan struct{})
+		s := script(t, n, rcontest.Minecraft, ran, func(c *rcontest.Conn) {
+			if c.Login() {
+				<-gate
+				c.Serve()
+			}
+		})
+		c := dialOn(t, n, s, &rcon.Options{Dialect: rcon.DialectMinecraft})
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		if _, err := c.Exec(ctx, "first"); !errors.Is(err, rcon.ErrTimeout) {
+			t.Fatalf("err = %v", err)
+		}
+		time.AfterFunc(time.Millisecond, func() { close(gate) })
+		mustExec(t, c, "second", "ran second")
+		if s.Hangups() != 0 {
+			t.Fatal("the abandoned and the next command coalesced")
+		}
+	})
 }
 
 // Squad's malformed probe tail must not desync the stream, even when
 // the stray bytes arrive in a separate segment.
 func TestSquadTailSegmented(t *testing.T) {
 	t.Parallel()
-	c, _ := dialEmu(t, emu{password: "pw", squadTail: true, chunk: 5, respond: func(cmd string) string {
-		return strings.Repeat("ListPlayers ", 800)
-	}}, &Options{Profile: "squad"})
-	for range 3 {
-		got, err := c.Exec(testCtx(t), "ListPlayers")
-		if err != nil || got != strings.Repeat("ListPlayers ", 800) {
-			t.Fatalf("got %d bytes, %v", len(got), err)
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		out := strings.Repeat("ListPlayers ", 800)
+		s := fake(t, n, rcontest.Squad, answer(out), func(s *rcontest.Server) { s.Faults.Segments = []int{5} })
+		c := dialOn(t, n, s, &rcon.Options{Profile: "squad"})
+		for range 3 {
+			mustExec(t, c, "ListPlayers", out)
 		}
-	}
+	})
 }
 
-// ARK does not answer some commands at all: the answer is empty, no
-// error, after the NoReply period; answers that do come end after the
-// quiet period.
+// A server that leaves some commands unanswered, with a quiet period as
+// the end of an answer: the answer is empty, no error, after the NoReply
+// period; answers that do come end after the quiet period.
 func TestQuietPeriodNoReply(t *testing.T) {
 	t.Parallel()
-	c, _ := dialEmu(t, emu{password: "pw", ignoreProbe: true, respond: func(cmd string) string {
-		if cmd == "silent" {
-			return noAnswer
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		s := fake(t, n, rcontest.Factorio, answer("line"), func(s *rcontest.Server) { s.Faults.DropEvery = 2 })
+		term := console.QuietPeriod{Quiet: 50 * time.Millisecond, NoReply: 100 * time.Millisecond}
+		c := dialOn(t, n, s, &rcon.Options{Terminator: term})
+		for _, step := range []struct {
+			want string
+			took time.Duration
+		}{{"line", 50 * time.Millisecond}, {"", 100 * time.Millisecond}, {"line", 50 * time.Millisecond}} {
+			start := time.Now()
+			mustExec(t, c, "cmd", step.want)
+			if took := time.Since(start); took != step.took {
+				t.Errorf("answer %q took %v, want %v", step.want, took, step.took)
+			}
 		}
-		return "line"
-	}}, &Options{Terminator: QuietPeriod{Quiet: 50 * time.Millisecond, NoReply: 100 * time.Millisecond}})
-	for _, cmd := range []string{"loud", "silent", "loud"} {
-		want := map[string]string{"loud": "line", "silent": ""}[cmd]
-		got, err := c.Exec(testCtx(t), cmd)
-		if err != nil || got != want {
-			t.Fatalf("%s: Exec = %q, %v", cmd, got, err)
-		}
+	})
+}
+
+// The console's Terminators work on RCON: the probe with each command
+// (Valve's own way), and one packet per answer.
+func TestConsoleTerminators(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		term    console.Terminator
+		profile rcontest.Profile
+		out     string
+	}{
+		{"MarkerReply on SRCDS", console.MarkerReply{}, rcontest.SRCDS, bigOutput(10000)},
+		{"MarkerReply on Minecraft", console.MarkerReply{}, rcontest.Minecraft, bigOutput(10000)},
+		{"FirstMessage on CS2", console.FirstMessage{}, rcontest.CS2, bigOutput(10000)},
+		{"FirstMessage on Factorio", console.FirstMessage{}, rcontest.Factorio, "one"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			bubble(t, func(t *testing.T, n *consoletest.Network) {
+				s := fake(t, n, tc.profile, answer(tc.out), nil)
+				d := rcon.DialectSource
+				want := tc.out
+				if tc.profile == rcontest.Minecraft {
+					d, want = rcon.DialectMinecraft, vanilla(tc.out)
+				}
+				c := dialOn(t, n, s, &rcon.Options{Dialect: d, Terminator: tc.term})
+				for range 3 {
+					start := time.Now()
+					mustExec(t, c, "cmd", want)
+					if time.Since(start) != 0 {
+						t.Errorf("an answer took %v: the end was not found from what came", time.Since(start))
+					}
+				}
+				if s.Hangups() != 0 || s.Dropped() != 0 {
+					t.Errorf("the server hung up %d times, dropped %d requests", s.Hangups(), s.Dropped())
+				}
+			})
+		})
 	}
 }
 
@@ -591,435 +637,229 @@ func TestQuietPeriodNoReply(t *testing.T) {
 // the next command runs on a new one.
 func TestForeignIDAbandonDropsConnection(t *testing.T) {
 	t.Parallel()
-	zero := int32(0)
-	c, s := dialEmu(t, emu{password: "pw", ignoreProbe: true, replyID: &zero, respond: func(cmd string) string {
-		if cmd == "slow" {
-			time.Sleep(300 * time.Millisecond)
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		h := rcon.HandlerFunc(func(_ context.Context, w rcon.ResponseWriter, cmd string) {
+			if cmd == "slow" {
+				time.Sleep(300 * time.Millisecond)
+			}
+			w.WriteString("ran " + cmd)
+		})
+		s := fake(t, n, rcontest.Palworld, h, nil)
+		c := dialOn(t, n, s, &rcon.Options{Profile: "palworld"})
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		if _, err := c.Exec(ctx, "slow"); !errors.Is(err, rcon.ErrTimeout) {
+			t.Fatalf("err = %v", err)
 		}
-		return "ran " + cmd
-	}}, &Options{Profile: "palworld"})
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	if _, err := c.Exec(ctx, "slow"); !errors.Is(err, ErrTimeout) {
-		t.Fatalf("err = %v", err)
-	}
-	if got, err := c.Exec(testCtx(t), "next"); err != nil || got != "ran next" || s.accepted.Load() != 2 {
-		t.Fatalf("next Exec = %q, %v on connection %d; want \"ran next\" on a second", got, err, s.accepted.Load())
+		mustExec(t, c, "next", "ran next")
+		if s.Accepted() != 2 {
+			t.Fatalf("the next command ran on connection %d, want a second", s.Accepted())
+		}
+	})
+}
+
+// A server whose replies, the login's included, carry id 0 or 42 is
+// recognised from the login reply; LooseIDs accepts such replies in
+// advance. Either way they go to the one command in flight, and
+// commands are serial even when Pipeline asks otherwise.
+func TestFixedReplyIDs(t *testing.T) {
+	t.Parallel()
+	for _, id := range []int32{0, 42} {
+		for _, loose := range []bool{false, true} {
+			t.Run(fmt.Sprintf("id=%d/loose=%v", id, loose), func(t *testing.T) {
+				t.Parallel()
+				bubble(t, func(t *testing.T, n *consoletest.Network) {
+					b := rcontest.SRCDS.Behaviour()
+					b.FixedReplyID, b.ReplyID, b.Probe = true, id, rcontest.ProbeIgnore
+					s := fake(t, n, rcontest.SRCDS, ran, func(s *rcontest.Server) { s.Behaviour = &b })
+					c := dialOn(t, n, s, &rcon.Options{LooseIDs: loose, Pipeline: true})
+					if rcon.IsPipelined(c) {
+						t.Fatal("pipelining with fixed reply ids")
+					}
+					for range 3 {
+						mustExec(t, c, "x", "ran x")
+					}
+				})
+			})
+		}
 	}
 }
 
-func TestReconnect(t *testing.T) {
+func TestMaxInFlight(t *testing.T) {
 	t.Parallel()
-	e := emu{password: "pw"}
-	s := startFake(t, func(c *fakeConn) {
-		if c.index == 1 {
-			// Serve one command, then drop the connection.
-			if !e.authSource(c) {
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		var outstanding, most atomic.Int32
+		s := script(t, n, rcontest.SRCDS, nil, func(c *rcontest.Conn) {
+			if !c.Login() {
 				return
 			}
-			p, _ := c.read()
-			c.send(Packet{ID: p.ID, Body: []byte("one")})
-			probe, _ := c.read()
-			c.send(Packet{ID: probe.ID}, Packet{ID: probe.ID, Body: []byte{0, 0, 0, 1}})
-			return
+			var wmu sync.Mutex
+			var answers sync.WaitGroup
+			defer answers.Wait()
+			for {
+				cmd, ok := c.ReadPacket()
+				if !ok {
+					return
+				}
+				probe, ok := c.ReadPacket()
+				if !ok {
+					return
+				}
+				n := outstanding.Add(1)
+				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+				}
+				answers.Go(func() {
+					time.Sleep(5 * time.Millisecond)
+					outstanding.Add(-1)
+					wmu.Lock()
+					defer wmu.Unlock()
+					c.Send(append([]rcon.Packet{{ID: cmd.ID, Body: []byte("ran " + string(cmd.Body))}}, mirror(probe.ID)...)...)
+				})
+			}
+		})
+		c := dialOn(t, n, s, &rcon.Options{Pipeline: true, MaxInFlight: 2})
+		var wg sync.WaitGroup
+		for i := range 12 {
+			wg.Go(func() {
+				cmd := strings.Repeat("c", i+1)
+				if got, err := c.Exec(bounded(t), cmd); err != nil || got != "ran "+cmd {
+					t.Errorf("%s: %q, %v", cmd, got, err)
+				}
+			})
 		}
-		e.serve(c)
+		wg.Wait()
+		if m := most.Load(); m != 2 {
+			t.Errorf("the server saw %d commands out at once, want 2", m)
+		}
 	})
-	var dials atomic.Int32
-	var mu sync.Mutex
-	var events []string
-	opts := &Options{
-		// Connections come from DialContext, the first and the new one.
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			dials.Add(1)
-			var d net.Dialer
-			return d.DialContext(ctx, network, addr)
-		},
-		OnReconnect: func(attempt int, err error) {
-			mu.Lock()
-			defer mu.Unlock()
-			events = append(events, fmt.Sprint(attempt, err))
-		},
-	}
-	c, err := Dial(testCtx(t), s.addr(), "pw", opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if got, err := c.Exec(testCtx(t), "a"); err != nil || got != "one" {
-		t.Fatalf("first Exec = %q, %v", got, err)
-	}
-	// The drop may be noticed by this command or before it; either way a
-	// later command runs on a new connection.
-	var got string
-	for range 3 {
-		if got, err = c.Exec(testCtx(t), "b"); err == nil {
-			break
-		}
-		if !errors.Is(err, ErrConnClosed) {
-			t.Fatalf("err = %v", err)
-		}
-	}
-	if got != "ran b" || s.accepted.Load() != 2 || dials.Load() != 2 {
-		t.Fatalf("after reconnect: %q, %v, %d connections, %d dials", got, err, s.accepted.Load(), dials.Load())
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(events) != 1 || events[0] != "1 <nil>" {
-		t.Fatalf("OnReconnect calls %q, want one for a first attempt that worked", events)
-	}
 }
 
-// With NoReconnect a dropped connection stays dropped.
-func TestNoReconnect(t *testing.T) {
+// A server that is only slow is not taken for one that ignores probes:
+// a stall after a full SRCDS fragment is waited out, and a probe reply
+// that comes after the client gave up on it teaches that probes are
+// answered, so the next long answer comes whole.
+func TestSlowServerNotTakenForSilent(t *testing.T) {
 	t.Parallel()
-	s := startFake(t, func(c *fakeConn) { (emu{password: "pw"}).authSource(c) })
-	c, err := Dial(testCtx(t), s.addr(), "pw", &Options{NoReconnect: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	for range 2 {
-		if _, err := c.Exec(testCtx(t), "x"); !errors.Is(err, ErrConnClosed) {
-			t.Fatalf("err = %v", err)
-		}
-	}
-	if s.accepted.Load() != 1 {
-		t.Fatal("client re-dialled with NoReconnect")
-	}
-}
-
-func TestReconnectBackoffBounded(t *testing.T) {
-	t.Parallel()
-	c, err := newClient("", "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.backoff < time.Second {
-		t.Fatalf("initial backoff %v < 1s", c.backoff)
-	}
-	for range 20 {
-		c.backoff = min(2*c.backoff, maxReconnectBackoff)
-	}
-	if c.backoff != maxReconnectBackoff {
-		t.Fatal("backoff not bounded")
-	}
-}
-
-func TestCommandValidation(t *testing.T) {
-	t.Parallel()
-	c, _ := dialEmu(t, emu{password: "pw", dialect: DialectMinecraft}, &Options{Dialect: DialectMinecraft})
-	for _, cmd := range []string{"", "a\x00b"} {
-		if _, err := c.Exec(testCtx(t), cmd); !errors.Is(err, ErrInvalidCommand) {
-			t.Fatalf("%q: err = %v", cmd, err)
-		}
-	}
-	if _, err := c.Exec(testCtx(t), strings.Repeat("x", 1447)); !errors.Is(err, ErrCommandTooLong) {
-		t.Fatalf("err = %v, want ErrCommandTooLong", err)
-	}
-	long := "say " + strings.Repeat("x", 1442)
-	if got, err := c.Exec(testCtx(t), long); err != nil || got != "ran "+long {
-		t.Fatalf("1446-byte command: %q, %v", got, err)
-	}
-}
-
-func TestMinecraftCommandDelaySerial(t *testing.T) {
-	t.Parallel()
-	var viol atomic.Int32
-	c, _ := dialEmu(t, emu{password: "pw", dialect: DialectMinecraft, mcViolations: &viol},
-		&Options{Dialect: DialectMinecraft, Pipeline: true, CommandDelay: 5 * time.Millisecond})
-	var wg sync.WaitGroup
-	for i := range 6 {
-		wg.Go(func() {
-			cmd := fmt.Sprint("c", i)
-			if got, err := c.Exec(testCtx(t), cmd); err != nil || got != "ran "+cmd {
-				t.Errorf("%q %v", got, err)
+	stall := 2 * rcon.ProbeWait
+	out := strings.Repeat("a", 3*rcon.DefaultSourceSplitSize+100)
+	run := func(t *testing.T, f func(c *rcontest.Conn), want ...string) {
+		t.Helper()
+		bubble(t, func(t *testing.T, n *consoletest.Network) {
+			s := script(t, n, rcontest.SRCDS, answer(out), f)
+			var log logLines
+			c := dialOn(t, n, s, &rcon.Options{Logf: log.logf})
+			for i, w := range want {
+				got, err := c.Exec(bounded(t), "x")
+				if err != nil || got != w {
+					t.Fatalf("command %d: %d bytes, %v; want %d\n%s", i, len(got), err, len(w), &log)
+				}
 			}
 		})
 	}
-	wg.Wait()
-	if viol.Load() != 0 {
-		t.Fatal("coalesced Minecraft requests")
-	}
-}
-
-// A Minecraft command abandoned before the server read it must not be
-// followed at once by the next one: both would land in one read and the
-// server would drop the connection.
-func TestMinecraftAbandonedNotCoalesced(t *testing.T) {
-	t.Parallel()
-	var viol atomic.Int32
-	// The server reads nothing after the login until the first command
-	// has timed out; the client must then not send the second before the
-	// server has read the first alone.
-	gate := make(chan struct{})
-	var opened sync.Once
-	open := func() { opened.Do(func() { close(gate) }) }
-	t.Cleanup(open)
-	c, _ := dialEmu(t, emu{password: "pw", dialect: DialectMinecraft, mcViolations: &viol, gate: gate},
-		&Options{Dialect: DialectMinecraft})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	if _, err := c.Exec(ctx, "first"); !errors.Is(err, ErrTimeout) {
-		t.Fatalf("err = %v", err)
-	}
-	open()
-	if got, err := c.Exec(testCtx(t), "second"); err != nil || got != "ran second" {
-		t.Fatalf("Exec = %q, %v", got, err)
-	}
-	if viol.Load() != 0 {
-		t.Fatal("abandoned and next command coalesced")
-	}
-}
-
-func TestResponseSizeLimit(t *testing.T) {
-	t.Parallel()
-	c, _ := dialEmu(t, emu{password: "pw", respond: func(string) string { return strings.Repeat("x", 50000) }},
-		&Options{MaxResponseSize: 10000})
-	if _, err := c.Exec(testCtx(t), "x"); !errors.Is(err, ErrResponseTooLarge) {
-		t.Fatalf("err = %v", err)
-	}
-}
-
-func TestPacketSizeLimit(t *testing.T) {
-	t.Parallel()
-	c, _ := dialEmu(t, emu{password: "pw", dialect: DialectCS2, respond: func(string) string { return strings.Repeat("x", 9000) }},
-		&Options{Dialect: DialectCS2, MaxPacketSize: 8192})
-	if _, err := c.Exec(testCtx(t), "x"); !errors.Is(err, ErrPacketTooLarge) || !errors.Is(err, ErrProtocol) {
-		t.Fatalf("err = %v", err)
-	}
-}
-
-func TestClose(t *testing.T) {
-	t.Parallel()
-	release := make(chan struct{})
-	s := startFake(t, func(c *fakeConn) {
-		(emu{password: "pw"}).authSource(c)
-		<-release
+	t.Run("stall after a full fragment", func(t *testing.T) {
+		t.Parallel()
+		run(t, func(c *rcontest.Conn) {
+			if !c.Login() {
+				return
+			}
+			p, _ := c.ReadPacket()
+			pkts := c.Reply(p.ID, out)
+			c.Send(pkts[0])
+			time.Sleep(stall)
+			c.Send(pkts[1:]...)
+			c.Serve()
+		}, out, out)
 	})
-	defer close(release)
-	c, err := Dial(testCtx(t), s.addr(), "pw", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error)
-	go func() {
-		_, err := c.Exec(testCtx(t), "hang")
-		done <- err
-	}()
-	time.Sleep(50 * time.Millisecond)
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; !errors.Is(err, ErrClientClosed) {
-		t.Fatalf("in-flight Exec err = %v", err)
-	}
-	if _, err := c.Exec(testCtx(t), "x"); !errors.Is(err, ErrClientClosed) {
-		t.Fatalf("Exec after Close: %v", err)
-	}
-	if err := c.Close(); err != nil {
-		t.Fatalf("second Close: %v", err)
-	}
+	t.Run("late probe reply", func(t *testing.T) {
+		t.Parallel()
+		run(t, func(c *rcontest.Conn) {
+			if !c.Login() {
+				return
+			}
+			p, _ := c.ReadPacket()
+			c.Send(rcon.Packet{ID: p.ID, Body: []byte("short")})
+			probe, _ := c.ReadPacket()
+			time.Sleep(stall) // the client gives up on the probe meanwhile
+			c.Answer(probe)
+			c.Serve()
+		}, "short", out, out)
+	})
+}
+
+// Debug sees every packet both ways, login included, the password masked.
+func TestDebugHook(t *testing.T) {
+	t.Parallel()
+	bubble(t, func(t *testing.T, n *consoletest.Network) {
+		var mu sync.Mutex
+		var sent, recv []rcon.Packet
+		debug := func(dir string, peer netip.AddrPort, b []byte) {
+			p, m, err := rcon.ParsePacket(b, 0)
+			if err != nil || m != len(b) || !peer.IsValid() {
+				t.Errorf("%s: Debug got %d bytes that are not one packet (%v), or no peer (%v)", dir, len(b), err, peer)
+				return
+			}
+			p.Body = bytes.Clone(p.Body)
+			mu.Lock()
+			defer mu.Unlock()
+			if dir == "send" {
+				sent = append(sent, p)
+			} else {
+				recv = append(recv, p)
+			}
+		}
+		s := fake(t, n, rcontest.SRCDS, ran, nil)
+		c := dialOn(t, n, s, &rcon.Options{Debug: debug})
+		mustExec(t, c, "status", "ran status")
+		time.Sleep(time.Second) // the idle reader reads what is left
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		// Sent: login, command, probe. Received: empty packet and login
+		// answer, the output, the probe's mirror and its extra packet.
+		if len(sent) != 3 || sent[0].Type != rcon.TypeAuth || string(sent[1].Body) != "status" || sent[2].ID != sent[1].ID+1 {
+			t.Errorf("sent %+v", sent)
+		}
+		if string(sent[0].Body) != "**" {
+			t.Errorf("Debug saw the login body %q, want the password masked", sent[0].Body)
+		}
+		if len(recv) != 5 || recv[1].Type != rcon.TypeAuthResponse || string(recv[2].Body) != "ran status" {
+			t.Errorf("received %+v", recv)
+		}
+	})
 }
 
 func TestParseDialect(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string]Dialect{"source": DialectSource, "SRCDS": DialectSource, "cs2": DialectCS2, "Minecraft": DialectMinecraft, "mc": DialectMinecraft} {
-		if got, err := ParseDialect(in); err != nil || got != want {
+	for in, want := range map[string]rcon.Dialect{"source": rcon.DialectSource, "SRCDS": rcon.DialectSource, "cs2": rcon.DialectCS2, "Minecraft": rcon.DialectMinecraft, "mc": rcon.DialectMinecraft} {
+		if got, err := rcon.ParseDialect(in); err != nil || got != want {
 			t.Errorf("ParseDialect(%q) = %v, %v", in, got, err)
 		}
 	}
-	if _, err := ParseDialect("quake"); err == nil {
+	if _, err := rcon.ParseDialect("quake"); err == nil {
 		t.Error("ParseDialect(quake) succeeded")
 	}
-	for _, d := range []Dialect{DialectSource, DialectCS2, DialectMinecraft} {
-		if got, _ := ParseDialect(d.String()); got != d {
+	for _, d := range []rcon.Dialect{rcon.DialectSource, rcon.DialectCS2, rcon.DialectMinecraft} {
+		if got, _ := rcon.ParseDialect(d.String()); got != d {
 			t.Errorf("round trip of %v", d)
 		}
 	}
-	if Dialect(9).String() != "Dialect(9)" {
-		t.Error(Dialect(9).String())
+	if rcon.Dialect(9).String() != "Dialect(9)" {
+		t.Error(rcon.Dialect(9).String())
 	}
 }
 
 func TestLookupProfile(t *testing.T) {
 	t.Parallel()
-	for _, p := range Profiles() {
-		got, err := LookupProfile(strings.ToUpper(p.Name))
+	for _, p := range rcon.Profiles() {
+		got, err := rcon.LookupProfile(strings.ToUpper(p.Name))
 		if err != nil || got.Name != p.Name || p.Summary == "" {
 			t.Errorf("LookupProfile(%q) = %+v, %v", p.Name, got, err)
 		}
 	}
-	if _, err := LookupProfile("doom"); err == nil {
+	if _, err := rcon.LookupProfile("doom"); err == nil {
 		t.Error("unknown profile accepted")
 	}
-	if _, err := Dial(testCtx(t), "127.0.0.1:1", "pw", &Options{Profile: "doom"}); err == nil {
+	if _, err := rcon.Dial(context.Background(), "127.0.0.1:1", "pw", &rcon.Options{Profile: "doom"}); err == nil {
 		t.Error("Dial accepted an unknown profile")
-	}
-}
-
-func benchExec(b *testing.B, d Dialect, out string, pipeline bool) {
-	b.ReportAllocs()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := &Server{Password: "pw", Dialect: d, Handler: HandlerFunc(func(_ context.Context, w ResponseWriter, _ string) {
-		w.WriteString(out)
-	})}
-	go s.Serve(ln)
-	defer s.Close()
-	c, err := Dial(context.Background(), ln.Addr().String(), "pw", &Options{Dialect: d, Pipeline: pipeline})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	b.SetBytes(int64(len(out)))
-	b.ResetTimer()
-	if pipeline {
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if _, err := c.Do(context.Background(), "status"); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-		return
-	}
-	for b.Loop() {
-		if _, err := c.Do(context.Background(), "status"); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkExecSmall(b *testing.B) {
-	for _, d := range []Dialect{DialectSource, DialectMinecraft} {
-		b.Run(d.String(), func(b *testing.B) { benchExec(b, d, "hostname: test\nplayers: 3 (16 max)\n", false) })
-	}
-}
-
-func BenchmarkExecPipelined(b *testing.B) {
-	benchExec(b, DialectSource, "hostname: test\nplayers: 3 (16 max)\n", true)
-}
-
-func BenchmarkExec1MiB(b *testing.B) {
-	out := bigOutput(1 << 20)
-	for _, d := range []Dialect{DialectSource, DialectCS2, DialectMinecraft} {
-		b.Run(d.String(), func(b *testing.B) { benchExec(b, d, out, false) })
-	}
-}
-
-// On a serial connection, a command interrupts the idle reader wherever
-// it is, even in the middle of an unsolicited packet: that packet still
-// reaches Events whole and the answer reaches the command.
-func TestSerialIdleReaderInterruptedMidPacket(t *testing.T) {
-	t.Parallel()
-	chat, _ := Packet{ID: 0, Type: TypeChatValue, Body: []byte("[ChatAll] split across the command")}.AppendBinary(nil)
-	half := len(chat) / 2
-	sentHalf := make(chan struct{})
-	s := startFake(t, func(c *fakeConn) {
-		if !(emu{password: "pw"}).authSource(c) {
-			return
-		}
-		c.writeRaw(chat[:half])
-		close(sentHalf)
-		p, ok := c.read()
-		if !ok {
-			return
-		}
-		probe, _ := c.read()
-		rest := append([]byte(nil), chat[half:]...)
-		for _, q := range []Packet{
-			{ID: p.ID, Type: TypeResponseValue, Body: []byte("answer")},
-			{ID: probe.ID}, {ID: probe.ID, Body: []byte{0, 0, 0, 1}},
-		} {
-			rest, _ = q.AppendBinary(rest)
-		}
-		c.writeRaw(rest)
-		drain(c)
-	})
-	c, err := Dial(testCtx(t), s.addr(), "pw", &Options{Profile: "srcds"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-sentHalf
-	waitIdleReaderInside(t, c)
-	got, err := c.Exec(testCtx(t), "cmd")
-	if err != nil || got != "answer" {
-		t.Fatalf("Exec = %q, %v", got, err)
-	}
-	select {
-	case ev := <-c.Events():
-		if ev.Type != TypeChatValue || string(ev.Body) != "[ChatAll] split across the command" {
-			t.Fatalf("event = %+v", ev)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the split chat packet never reached Events")
-	}
-}
-
-// waitIdleReaderInside waits until c's idle reader reads and has read
-// part of a packet.
-func waitIdleReaderInside(t *testing.T, c *Client) {
-	t.Helper()
-	c.mu.Lock()
-	cn := c.cn
-	c.mu.Unlock()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-		c.turn.mu.Lock()
-		idling := c.turn.idling == cn
-		c.turn.mu.Unlock()
-		if idling && cn.rd.progress() > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the idle reader never read the half packet")
-		}
-	}
-}
-
-// A serial connection left idle is still read: an unsolicited packet
-// reaches Events with no command running, and a dropped connection is
-// noticed, so the next command reconnects instead of failing.
-func TestSerialIdleConnectionIsRead(t *testing.T) {
-	t.Parallel()
-	e := emu{password: "pw"}
-	gotEvent := make(chan struct{})
-	s := startFake(t, func(c *fakeConn) {
-		if c.index > 1 {
-			e.serve(c)
-			return
-		}
-		if e.authSource(c) {
-			c.send(Packet{ID: 0, Type: TypeChatValue, Body: []byte("idle chat")})
-			<-gotEvent
-		} // then drop the first connection while the client is idle
-	})
-	c, err := Dial(testCtx(t), s.addr(), "pw", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case ev := <-c.Events():
-		if string(ev.Body) != "idle chat" {
-			t.Fatalf("event = %+v", ev)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no event while idle")
-	}
-	c.mu.Lock()
-	first := c.cn
-	c.mu.Unlock()
-	close(gotEvent)
-	select {
-	case <-first.dead:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the dropped connection was never noticed")
-	}
-	got, err := c.Exec(testCtx(t), "again")
-	if err != nil || got != "ran again" {
-		t.Fatalf("Exec after the drop = %q, %v", got, err)
 	}
 }

@@ -24,59 +24,60 @@ type writeQueue struct {
 	writing  bool      // a goroutine is writing (or will write) buf
 }
 
-// queue adds req (unless its type and id are zero) and, if probe is set,
-// cl's probe to the connection's write queue and, if no Write is in
-// flight, writes the queue.
-func (c *Client) queue(dl time.Time, cl *call, req Packet, probe bool) error {
-	if !c.coalesce {
-		c.wmu.Lock()
-		defer c.wmu.Unlock()
-		b := c.wbuf[:0]
-		if req.ID != 0 {
-			b = c.appendPacket(b, cl.cn, req)
-		}
-		if probe {
-			b = c.appendPacket(b, cl.cn, c.markerFor(cl.probeID))
-		}
-		cl.cn.nc.SetWriteDeadline(dl)
-		_, err := cl.cn.nc.Write(b)
+// queue writes req (unless its type and id are zero) and, if probeID is
+// not 0, the end-of-answer marker with that id, in one Write: through
+// the connection's write queue when coalescing, else at once.
+func (pl *pipeline) queue(dl time.Time, cn *conn, req Packet, probeID int32) error {
+	c := pl.c
+	if !pl.coalesce {
+		pl.wtok <- struct{}{}
+		defer func() { <-pl.wtok }()
+		b := pl.append(pl.wbuf[:0], cn, req, probeID)
+		cn.nc.SetWriteDeadline(dl)
+		_, err := cn.nc.Write(b)
 		if cap(b) <= maxKeptScratch {
-			c.wbuf = b
+			pl.wbuf = b
 		}
 		if err != nil {
-			c.fail(cl.cn, err)
-			c.mu.Lock()
-			err = cl.cn.err
-			c.mu.Unlock()
+			c.fail(cn, err)
+			err = c.connErr(cn)
 		}
 		return err
 	}
-	q := &cl.cn.wq
+	q := &cn.wq
 	q.mu.Lock()
-	if req.ID != 0 {
-		q.buf = c.appendPacket(q.buf, cl.cn, req)
-	}
-	if probe {
-		q.buf = c.appendPacket(q.buf, cl.cn, c.markerFor(cl.probeID))
-	}
+	q.buf = pl.append(q.buf, cn, req, probeID)
 	if dl.After(q.deadline) {
 		q.deadline = dl
 	}
 	if q.writing {
-		// The writer sends it; a failure reaches cl through c.fail.
+		// The writer sends it; a failure reaches the caller through
+		// dropped.
 		q.mu.Unlock()
 		return nil
 	}
 	q.writing = true
 	q.mu.Unlock()
-	return c.drain(cl.cn, maxQueueRounds)
+	return pl.drain(cn, maxQueueRounds)
+}
+
+// append appends req (unless zero) and the marker with probeID (unless
+// 0) to b.
+func (pl *pipeline) append(b []byte, cn *conn, req Packet, probeID int32) []byte {
+	if req.ID != 0 {
+		b = pl.c.appendPacket(b, cn, req)
+	}
+	if probeID != 0 {
+		b = pl.c.appendPacket(b, cn, marker(probeID, pl.c.know.traits()))
+	}
+	return b
 }
 
 // drain writes the queue of cn until it is empty, at most rounds Writes
 // (rounds < 0: no limit) before it hands over to a new goroutine. The
 // caller has set q.writing. It returns the error of the first Write,
 // which holds the caller's own request.
-func (c *Client) drain(cn *conn, rounds int) error {
+func (pl *pipeline) drain(cn *conn, rounds int) error {
 	q := &cn.wq
 	var own error
 	var prev []byte // the buffer just written
@@ -87,7 +88,7 @@ func (c *Client) drain(cn *conn, rounds int) error {
 		}
 		if n == rounds && len(q.buf) > 0 {
 			q.mu.Unlock()
-			go c.drain(cn, -1)
+			go pl.drain(cn, -1)
 			return own
 		}
 		if len(q.buf) == 0 {
@@ -101,16 +102,14 @@ func (c *Client) drain(cn *conn, rounds int) error {
 
 		cn.nc.SetWriteDeadline(dl)
 		if _, err := cn.nc.Write(b); err != nil {
-			// The connection is dead and c.fail ends every request on
-			// it: the ones still queued need not go out.
-			c.fail(cn, err)
+			// The connection is dead and fail ends every request on it:
+			// the ones still queued need not go out.
+			pl.c.fail(cn, err)
 			q.mu.Lock()
 			q.buf = q.buf[:0]
 			q.mu.Unlock()
 			if n == 0 {
-				c.mu.Lock()
-				own = cn.err
-				c.mu.Unlock()
+				own = pl.c.connErr(cn)
 			}
 		}
 		prev = b

@@ -1,4 +1,4 @@
-package rcon
+package rcon_test
 
 import (
 	"context"
@@ -6,7 +6,10 @@ import (
 	"net"
 	"sync"
 	"testing"
-	"time"
+	"testing/synctest"
+
+	"github.com/gsq-project/gsq/console/consoletest"
+	"github.com/gsq-project/gsq/rcon"
 )
 
 // writeLog is the client's end of a connection that records the
@@ -29,7 +32,7 @@ func (w *writeLog) Write(b []byte) (int, error) {
 	var shape writeShape
 	var login bool
 	for rest := b; len(rest) > 0; {
-		p, n, err := ParsePacket(rest, 0)
+		p, n, err := rcon.ParsePacket(rest, 0)
 		if err != nil {
 			w.mu.Lock()
 			w.bad = fmt.Errorf("Write of %d bytes is not whole packets: %w", len(b), err)
@@ -39,9 +42,9 @@ func (w *writeLog) Write(b []byte) (int, error) {
 		rest = rest[n:]
 		shape.pkts++
 		switch p.Type {
-		case TypeExecCommand:
+		case rcon.TypeExecCommand:
 			shape.cmds++
-		case TypeAuth:
+		case rcon.TypeAuth:
 			login = true
 		}
 	}
@@ -52,10 +55,7 @@ func (w *writeLog) Write(b []byte) (int, error) {
 		w.mu.Unlock()
 		if first {
 			close(w.blocked)
-			select {
-			case <-w.gate:
-			case <-time.After(10 * time.Second):
-			}
+			<-w.gate
 		}
 	}
 	return w.Conn.Write(b)
@@ -67,103 +67,73 @@ func (w *writeLog) Write(b []byte) (int, error) {
 // on its own.
 func TestWriteCoalescing(t *testing.T) {
 	t.Parallel()
-	const n = 8
+	const cmds = 8
 	for _, tc := range []struct {
 		name     string
-		opts     Options
+		opts     rcon.Options
 		coalesce bool
 	}{
-		{"source/pipeline", Options{Pipeline: true}, true},
-		{"source/serial", Options{}, false},
-		{"cs2/pipeline", Options{Dialect: DialectCS2, Pipeline: true}, false},
-		{"minecraft/pipeline", Options{Dialect: DialectMinecraft, Pipeline: true}, false},
-		{"minecraft/serial", Options{Dialect: DialectMinecraft}, false},
+		{"source/pipeline", rcon.Options{Pipeline: true}, true},
+		{"source/serial", rcon.Options{}, false},
+		{"cs2/pipeline", rcon.Options{Dialect: rcon.DialectCS2, Pipeline: true}, false},
+		{"minecraft/pipeline", rcon.Options{Dialect: rcon.DialectMinecraft, Pipeline: true}, false},
+		{"minecraft/serial", rcon.Options{Dialect: rcon.DialectMinecraft}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			addr := serveOurs(t, tc.opts.Dialect, func(_ context.Context, w ResponseWriter, cmd string) {
-				fmt.Fprintf(w, "echo %s", cmd)
-			})
-			nc, err := net.Dial("tcp", addr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wl := &writeLog{Conn: nc, gate: make(chan struct{}), blocked: make(chan struct{})}
-			c, err := NewClient(testCtx(t), wl, "pw", &tc.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			wg := execConcurrently(t, c, n, func(cmd string) string { return "echo " + cmd })
-			select {
-			case <-wl.blocked:
-			case <-time.After(10 * time.Second):
-				t.Fatal("no command was written")
-			}
-			waitQueued(t, c, n-1)
-			close(wl.gate)
-			wg.Wait()
-
-			wl.mu.Lock()
-			defer wl.mu.Unlock()
-			if wl.bad != nil {
-				t.Fatal(wl.bad)
-			}
-			cmds, most := 0, 0
-			for _, s := range wl.writes {
-				cmds += s.cmds
-				most = max(most, s.cmds)
-				if tc.opts.Dialect == DialectMinecraft && s.pkts != 1 {
-					t.Errorf("Minecraft Write with %d packets", s.pkts)
-				}
-			}
-			if cmds != n {
-				t.Errorf("%d commands written, want %d", cmds, n)
-			}
-			switch {
-			case tc.coalesce && most != n-1:
-				t.Errorf("at most %d commands in one Write, want the %d queued behind the first (writes %v)", most, n-1, wl.writes)
-			case !tc.coalesce && most != 1:
-				t.Errorf("%d commands in one Write (writes %v)", most, wl.writes)
-			}
-		})
-	}
-}
-
-// waitQueued waits until k commands wait behind the Write in flight:
-// queued for a shared Write when coalescing, registered when
-// pipelining, and briefly otherwise (the others wait for the serial
-// slot, where nothing can be observed).
-func waitQueued(t *testing.T, c *Client, k int) {
-	t.Helper()
-	if !c.pipeline {
-		time.Sleep(20 * time.Millisecond)
-		return
-	}
-	for range 1000 {
-		c.mu.Lock()
-		cn, calls := c.cn, len(c.calls)
-		c.mu.Unlock()
-		queued := calls/2 - 1
-		if c.coalesce {
-			cn.wq.mu.Lock()
-			queued = 0
-			for b := cn.wq.buf; len(b) > 0; {
-				p, m, err := ParsePacket(b, 0)
+			bubble(t, func(t *testing.T, n *consoletest.Network) {
+				l := n.MustListen(t, "127.0.0.1:27015")
+				s := &rcon.Server{Password: pw, Dialect: tc.opts.Dialect, Handler: rcon.HandlerFunc(func(_ context.Context, w rcon.ResponseWriter, cmd string) {
+					fmt.Fprintf(w, "echo %s", cmd)
+				})}
+				go s.Serve(l)
+				defer s.Close()
+				nc, err := n.DialContext(bounded(t), "tcp", l.Addr().String())
 				if err != nil {
 					t.Fatal(err)
 				}
-				if p.Type == TypeExecCommand {
-					queued++
+				wl := &writeLog{Conn: nc, gate: make(chan struct{}), blocked: make(chan struct{})}
+				c, err := rcon.NewClient(bounded(t), wl, pw, &tc.opts)
+				if err != nil {
+					t.Fatal(err)
 				}
-				b = b[m:]
-			}
-			cn.wq.mu.Unlock()
-		}
-		if queued == k {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+				defer c.Close()
+				wg := execConcurrently(t, c, cmds, func(cmd string) string { return "echo " + cmd })
+				<-wl.blocked
+				// Every other command now waits: in the write queue, behind
+				// its registration, or for the serial slot.
+				synctest.Wait()
+				if rcon.IsPipelined(c) {
+					if q := rcon.QueuedCommands(c); q != cmds-1 {
+						t.Errorf("%d commands queued behind the first, want %d", q, cmds-1)
+					}
+				}
+				close(wl.gate)
+				wg.Wait()
+
+				wl.mu.Lock()
+				defer wl.mu.Unlock()
+				if wl.bad != nil {
+					t.Fatal(wl.bad)
+				}
+				sent, most := 0, 0
+				for _, w := range wl.writes {
+					sent += w.cmds
+					most = max(most, w.cmds)
+					if tc.opts.Dialect == rcon.DialectMinecraft && w.pkts != 1 {
+						t.Errorf("Minecraft Write with %d packets", w.pkts)
+					}
+				}
+				if sent != cmds {
+					t.Errorf("%d commands written, want %d", sent, cmds)
+				}
+				switch {
+				case tc.coalesce && most != cmds-1:
+					t.Errorf("at most %d commands in one Write, want the %d queued behind the first (writes %v)", most, cmds-1, wl.writes)
+				case !tc.coalesce && most != 1:
+					t.Errorf("%d commands in one Write (writes %v)", most, wl.writes)
+				}
+			})
+		})
 	}
-	t.Fatalf("%d commands never queued", k)
 }

@@ -56,6 +56,11 @@ func ParseDialect(s string) (Dialect, error) {
 	return 0, fmt.Errorf("rcon: unknown dialect %q (want source, cs2 or minecraft)", s)
 }
 
+// MinecraftFragmentUnits is the fragment length, in UTF-16 code units,
+// at which vanilla Minecraft cuts command output (wiki.vg, "RCON":
+// "Fragmentation").
+const MinecraftFragmentUnits = 4096
+
 // MaxCommandLen is the longest command body the dialect accepts in one
 // request: 1446 bytes for Minecraft (vanilla reads a request in one read
 // of at most 1460 bytes) and 4086 bytes for Source and CS2 (Valve's

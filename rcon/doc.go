@@ -13,12 +13,30 @@
 //
 // # Client
 //
-// [Dial] and [NewClient] log in and return a goroutine-safe [Client] whose
-// [Client.Exec] runs one command and returns its whole output, however many
-// packets it spans, and whose [Client.Do] also says how many packets it
-// took and the round-trip time. Errors are [*OpError]s naming the
-// operation and the server; a timeout is a net.Error matching
-// [ErrTimeout] and os.ErrDeadlineExceeded.
+// [Dial] and [NewClient] log in and return a goroutine-safe [Client], a
+// console.Session: [Client.Exec] runs one command and returns its whole
+// output, however many packets it spans; [Client.Do] also says how many
+// packets it took and the round-trip time; [Client.Send] writes a command
+// and does not wait for its answer; and [Client.Events] delivers what the
+// server says unasked. Errors are [*OpError]s naming the operation and the
+// server; a timeout is a net.Error matching [ErrTimeout] and
+// os.ErrDeadlineExceeded; [ErrAuthFailed], [ErrTimeout] and
+// [ErrClientClosed] also match console.ErrAuthFailed, console.ErrTimeout
+// and console.ErrClosed, as every console's errors do.
+//
+// # One mechanism
+//
+// Every command takes one path (Client.run), into one of two modes:
+// serial (the default), where each command reads its own answer, and
+// pipelined ([Options].Pipeline), where a reader goroutine routes answers
+// to the commands in flight by id. Both find the end of an answer with a
+// console.Terminator, which they consult at each packet, at each quiet
+// period it asks for, at the reply to its end marker (the probe below)
+// and at a connection lost between packets. The client's own Terminator
+// is what finds out how the server behaves (below): a [Profile] or the
+// [Dialect] seeds what it knows; [Options].Terminator replaces it with
+// another, such as console.QuietPeriod for a server nothing else works
+// with.
 //
 // # Right without being told
 //
@@ -75,9 +93,12 @@
 //   - Squad sends the probe's extra packet with a size field of 10 where
 //     17 bytes follow; the 7 stray bytes are recognised and skipped (the
 //     client's ids never begin a packet with them), so the stream stays
-//     in step. Its chat packets (type 1) go to [Client.Events].
+//     in step. Its type-1 packets go to [Client.Events]: chat lines as
+//     console.KindChat events, with the channel, the player's name and
+//     id; an admin's camera, warnings, kicks and bans as
+//     console.KindAdmin; the others as console.KindLog.
 //   - Legacy Rust (+rcon.web 0) is recognised by its type-4 console
-//     lines, which go to Events. Its answers end with an empty packet of
+//     lines, which go to Events as console.KindLog. Its answers end with an empty packet of
 //     id -1, and its "say" is answered with id -1. It sends text as
 //     single bytes, each UTF-16 unit cut to its low byte, until it gets a
 //     packet of type 5: the client sends one, alone, before its next
@@ -87,10 +108,17 @@
 //     others are lost on the server; Response.SingleByte marks that
 //     answer. The rust-legacy profile sends the type-5 packet before the
 //     first command.
-//   - A connection lost between commands is dialled again, with backoff,
-//     before the next command is written (unless Options.NoReconnect):
-//     the idle reader notices a close, a keep-alive a silent peer, and a
-//     command that follows a pause first peeks at the socket (on Unix).
+//   - rcon++ sends an empty packet of id -1 every 30 s; from a server that
+//     is not legacy Rust it is a console.KindHeartbeat event.
+//   - A lost connection is dialled again and logged in to, in the
+//     background, whatever the callers are doing (unless
+//     Options.NoReconnect), with a console.Redialer: at once if the
+//     connection had served, else after a pause that starts at 1 s and
+//     doubles up to 30 s, and not again after a refused password until a
+//     command asks. The idle reader notices a close, a keep-alive
+//     ([Options].KeepAlive, on a timer no caller can block) a silent
+//     peer, and a command that follows a pause first peeks at the socket
+//     (on Unix); a command waits for the replacement within its deadline.
 //     Commands in flight when it dropped fail and are never resent, as
 //     they may have run.
 //
@@ -99,7 +127,14 @@
 // trip costs no goroutine hand-over. A connection left idle is read in
 // the background, so events still arrive and a dropped connection is
 // noticed. [Options].Pipeline keeps several Source commands in flight on
-// one connection instead, with a reader goroutine matching answers by id.
+// one connection instead, with a reader goroutine matching answers by id;
+// it takes the server to handle requests in order, as SRCDS does, so each
+// command goes out with its probe.
+//
+// What the server says unasked never reaches a command: it goes to
+// Events, which holds [Options].EventBuffer events for a reader that falls
+// behind; beyond that events are lost, never waited for, and the next one
+// delivered counts them (console.Event.Missed).
 //
 // A command's output is held once, in a buffer that never grows past
 // Options.MaxResponseSize, so that limit bounds the memory an answer
@@ -111,5 +146,6 @@
 //
 // [Server] serves RCON in the Source, CS2 or Minecraft dialect; package
 // rcon/rcontest has fake servers that imitate the quirks of real ones,
-// for tests.
+// for tests. The server's limits on connections follow the process's
+// file descriptor limit (see [Server]).
 package rcon

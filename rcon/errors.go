@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gsq-project/gsq/console"
 	"github.com/gsq-project/gsq/internal/neterr"
 )
 
@@ -21,13 +22,16 @@ var (
 )
 
 // Client errors. A [Client] returns them inside an [*OpError] that names
-// the operation and the server; test them with [errors.Is].
+// the operation and the server; test them with [errors.Is]. ErrAuthFailed,
+// ErrTimeout and ErrClientClosed also match their kinds of every console
+// session: [console.ErrAuthFailed], [console.ErrTimeout] and
+// [console.ErrClosed].
 var (
 	// ErrAuthFailed is returned when the server refuses the password: it
 	// answers the login with id -1, or closes the connection before
 	// answering it (Squad does that; the error then also matches
 	// [ErrConnClosed]).
-	ErrAuthFailed = errors.New("rcon: authentication failed")
+	ErrAuthFailed = console.NewError("rcon: authentication failed", console.ErrAuthFailed)
 	// ErrNoAuthResponse is returned when the server keeps the connection
 	// open but never answers the login: ARK answers a wrong password so,
 	// and so does a port that is not an RCON server. It comes with
@@ -41,9 +45,9 @@ var (
 	// method reports true, and it matches [os.ErrDeadlineExceeded]; when
 	// the deadline came from a context the error also matches
 	// [context.DeadlineExceeded].
-	ErrTimeout error = neterr.Timeout("rcon: timeout")
+	ErrTimeout = console.NewError("rcon: timeout", console.ErrTimeout)
 	// ErrClientClosed is returned by calls on a [Client] after [Client.Close].
-	ErrClientClosed = errors.New("rcon: client closed")
+	ErrClientClosed = console.NewError("rcon: client closed", console.ErrClosed)
 	// ErrInvalidCommand is returned for an empty command or one that holds
 	// a NUL byte (the server would cut it there).
 	ErrInvalidCommand = errors.New("rcon: invalid command")

@@ -2,6 +2,7 @@ package rcon
 
 import (
 	"bufio"
+	"cmp"
 	"container/list"
 	"context"
 	"crypto/sha256"
@@ -15,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gsq-project/gsq/console"
+	"github.com/gsq-project/gsq/internal/fdlimit"
 	"github.com/gsq-project/gsq/internal/ratelog"
 	"github.com/gsq-project/gsq/internal/sourcekey"
 	"github.com/gsq-project/gsq/internal/wire"
@@ -36,7 +39,9 @@ const (
 	DefaultMaxConnsPerAddr = 16
 	// DefaultMaxConns caps simultaneous connections in all: a remote
 	// console has a few users, and 512 connections stay well within the
-	// 1024 file descriptors many systems give a process by default.
+	// 1024 file descriptors many systems give a process by default. Under
+	// a lower limit on open files the cap is half of it (see
+	// Server.MaxConns).
 	DefaultMaxConns = 512
 	// DefaultLoginTimeout is how long a connection may stay without
 	// logging in. Clients log in as soon as they connect.
@@ -124,20 +129,26 @@ type ResponseWriter interface {
 //     connection is closed and new ones are refused until
 //     LockoutDuration has passed.
 //   - An address may hold MaxConnsPerAddr connections, and the server
-//     MaxConns in all. When every place is taken, a new connection takes
-//     the place of the one that has waited longest without logging in, so
-//     a flood of connections that never log in cannot keep an
-//     administrator out; only when every connection is logged in is the
-//     new one refused.
+//     MaxConns in all, which is at most half the process's limit on open
+//     files. When every place is taken, a new connection takes the place
+//     of one that has not logged in: the one that has waited longest
+//     among those of the address holding the most of them. So a flood of
+//     connections that never log in cannot keep an administrator out, nor
+//     push one out before the login; only when every connection is logged
+//     in is the new one refused.
 //   - A connection must log in within LoginTimeout of being accepted,
 //     however slowly it trickles bytes, and after that send a complete
 //     request at least every IdleTimeout. A write that blocks for
 //     WriteTimeout (a client that stopped reading) closes it.
 //   - A request larger than MaxPacketSize closes the connection before
 //     its body is read; output is streamed in fragments, never held.
-//   - When the process runs out of file descriptors (or the kernel out of
-//     buffers), the server waits, 5 ms at first and doubling up to 1 s,
-//     and accepts again, as net/http does, instead of stopping.
+//   - When the process runs out of file descriptors all the same (other
+//     servers share it), the server closes a connection that has not
+//     logged in for a second, chosen as above, and accepts at once, so
+//     that an administrator's connection waiting to be accepted gets in;
+//     with none to close (or the kernel out of buffers) it waits, 5 ms
+//     at first and doubling up to 1 s, and accepts again, as net/http
+//     does, instead of stopping.
 //
 // "Address" means an IPv4 address, or the /64 prefix of an IPv6 address,
 // since one host commonly holds a whole /64.
@@ -172,9 +183,10 @@ type Server struct {
 	// negative is unlimited.
 	MaxConnsPerAddr int
 	// MaxConns caps simultaneous connections in all. A connection beyond
-	// it replaces the oldest one that has not logged in, or is closed on
-	// accept if every connection has logged in. Zero means
-	// [DefaultMaxConns]; negative is unlimited.
+	// it replaces one that has not logged in, or is closed on accept if
+	// every connection has logged in. Zero means [DefaultMaxConns], or
+	// half the process's limit on open files (RLIMIT_NOFILE) when Serve
+	// is first called, if that is less; negative is unlimited.
 	MaxConns int
 	// LoginTimeout closes a connection that has not logged in this long
 	// after it was accepted (a TLS handshake counts in it). Zero means
@@ -195,11 +207,13 @@ type Server struct {
 	Logf func(format string, args ...any)
 
 	mu        sync.Mutex
+	connCap   int // MaxConns's default, from the limit on open files
 	listeners map[net.Listener]struct{}
 	primary   net.Listener // the first listener still serving, for LocalAddr
 	conns     map[*serverConn]struct{}
 	anonymous list.List // connections not logged in, oldest first
 	addrs     map[netip.Addr]*addrState
+	fails     console.Lockout // failed logins per source
 	closing   bool
 	done      chan struct{} // closed when closing
 	wg        sync.WaitGroup
@@ -210,25 +224,9 @@ type Server struct {
 
 // addrState is what the server remembers about one client IP address.
 type addrState struct {
-	conns       int
-	failures    int
-	forgetAt    time.Time // when failures expire
-	lockedUntil time.Time
+	conns     int
+	anonymous int // connections not logged in
 }
-
-// idle reports whether the state can be forgotten.
-func (a *addrState) idle(now time.Time) bool {
-	return a.conns == 0 && now.After(a.lockedUntil) && (a.failures == 0 || now.After(a.forgetAt))
-}
-
-// The address table is swept of forgettable entries on each failed login
-// once it holds more than pruneAddrsAbove; above maxAddrs after that, the
-// failure counts of addresses without connections or lockout are dropped
-// too, so a login flood from many addresses costs bounded memory.
-const (
-	pruneAddrsAbove = 1024
-	maxAddrs        = 1 << 16
-)
 
 // ListenAndServe listens on s.Addr and serves until Shutdown or Close.
 // It always returns a non-nil error; after Shutdown or Close it is
@@ -261,6 +259,7 @@ func (s *Server) Serve(l net.Listener) error {
 	}
 	defer s.untrack(l)
 	var backoff time.Duration
+	freed := false // a connection was closed for the last accept's descriptor
 	for {
 		nc, err := l.Accept()
 		if err != nil {
@@ -270,6 +269,11 @@ func (s *Server) Serve(l net.Listener) error {
 			if !acceptErrorPasses(err) {
 				return fmt.Errorf("rcon: accept: %w", err)
 			}
+			if !freed && outOfDescriptors(err) && s.freeDescriptor() {
+				freed = true
+				continue
+			}
+			freed = false
 			backoff = min(max(2*backoff, minAcceptBackoff), maxAcceptBackoff)
 			s.log.Printf("accept", "rcon: accept: %v; retrying in %v", err, backoff)
 			if !s.wait(backoff) {
@@ -277,9 +281,33 @@ func (s *Server) Serve(l net.Listener) error {
 			}
 			continue
 		}
-		backoff = 0
+		backoff, freed = 0, false
 		s.start(nc)
 	}
+}
+
+// minAgeToFree is how long a connection has been open without logging in
+// before it may be closed to free a descriptor: a younger one may have
+// its login waiting to be read.
+const minAgeToFree = time.Second
+
+// freeDescriptor closes a connection that has not logged in for a while,
+// for the connection waiting to be accepted, and reports whether there
+// was one.
+func (s *Server) freeDescriptor() bool {
+	s.mu.Lock()
+	victim := s.victimLocked(time.Now().Add(-minAgeToFree))
+	if victim != nil {
+		s.dropLocked(victim)
+	}
+	s.mu.Unlock()
+	if victim == nil {
+		return false
+	}
+	s.log.Printf("replaced", "rcon: %v: closed, not logged in, to free a file descriptor for a new connection", victim.remote)
+	victim.stop()
+	closeNow(victim.nc)
+	return true
 }
 
 // The wait after an accept error that passes doubles from
@@ -323,6 +351,9 @@ func (s *Server) track(l net.Listener) bool {
 		return false
 	}
 	s.initLocked()
+	if s.connCap == 0 {
+		s.connCap = connCapFor(fdlimit.OpenFiles())
+	}
 	s.listeners[l] = struct{}{}
 	if s.primary == nil {
 		s.primary = l
@@ -351,6 +382,7 @@ func (s *Server) initLocked() {
 		s.listeners = make(map[net.Listener]struct{})
 		s.conns = make(map[*serverConn]struct{})
 		s.addrs = make(map[netip.Addr]*addrState)
+		s.fails = console.Lockout{Limit: max(0, s.maxFailedLogins()), For: s.lockoutDuration()}
 		s.done = make(chan struct{})
 		s.ctx, s.cancel = context.WithCancel(context.Background())
 		s.log = &ratelog.Limiter{Logf: s.Logf}
@@ -376,11 +408,12 @@ func (s *Server) start(nc net.Conn) {
 		return
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
-	c := &serverConn{srv: s, nc: nc, remote: remote, ctx: ctx, cancel: cancel}
+	c := &serverConn{srv: s, nc: nc, remote: remote, key: sourcekey.Of(remote.Addr()), accepted: now, ctx: ctx, cancel: cancel}
 	if d := s.loginTimeout(); d > 0 {
 		c.loginBy = now.Add(d)
 	}
 	c.anonymous = s.anonymous.PushBack(c)
+	s.addrs[c.key].anonymous++
 	s.conns[c] = struct{}{}
 	s.wg.Add(1)
 	s.mu.Unlock()
@@ -400,43 +433,72 @@ func (s *Server) admitLocked(key netip.Addr, now time.Time) (why string, evicted
 	if s.closing {
 		return "server closing", nil
 	}
+	if s.fails.Blocked(key, now) {
+		return "locked out after failed logins", nil
+	}
 	st := s.addrs[key]
 	if st == nil {
 		st = &addrState{}
 		s.addrs[key] = st
 	}
-	if now.Before(st.lockedUntil) {
-		return "locked out after failed logins", nil
-	}
 	if limit := s.maxConnsPerAddr(); limit > 0 && st.conns >= limit {
 		return fmt.Sprintf("more than %d connections from one address", limit), nil
 	}
 	if limit := s.maxConns(); limit > 0 && len(s.conns) >= limit {
-		front := s.anonymous.Front()
-		if front == nil {
-			s.forgetLocked(key, st, now)
+		evicted = s.victimLocked(now)
+		if evicted == nil {
+			s.forgetLocked(key, st)
 			return fmt.Sprintf("%d connections, all logged in", limit), nil
 		}
-		evicted = front.Value.(*serverConn)
 		s.dropLocked(evicted)
 	}
 	st.conns++
 	return "", evicted
 }
 
+// victimLocked picks the connection that makes room for a new one: of the
+// connections not logged in, accepted before the time before, the one
+// that has waited longest among those of the address holding the most. A
+// flood from some addresses then costs them their own connections, not a
+// newcomer's from elsewhere before it can log in. Nil when there is none.
+func (s *Server) victimLocked(before time.Time) *serverConn {
+	var victim *serverConn
+	most := 0
+	for e := s.anonymous.Front(); e != nil; e = e.Next() {
+		c := e.Value.(*serverConn)
+		if c.accepted.After(before) {
+			break // the list is in the order of acceptance
+		}
+		if n := s.addrs[c.key].anonymous; n > most {
+			victim, most = c, n
+		}
+	}
+	return victim
+}
+
 // dropLocked takes c out of the server's connection count; its own
 // goroutine still releases its address when it ends.
 func (s *Server) dropLocked(c *serverConn) {
 	delete(s.conns, c)
+	s.loggedInLocked(c)
+}
+
+// loggedInLocked takes c off the list of connections that may be
+// replaced.
+func (s *Server) loggedInLocked(c *serverConn) {
 	if c.anonymous != nil {
 		s.anonymous.Remove(c.anonymous)
 		c.anonymous = nil
+		if st := s.addrs[c.key]; st != nil {
+			st.anonymous--
+		}
 	}
 }
 
-// forgetLocked deletes the entry of key if there is nothing to remember.
-func (s *Server) forgetLocked(key netip.Addr, st *addrState, now time.Time) {
-	if st.idle(now) {
+// forgetLocked deletes the entry of key once it has no connections (its
+// failed logins are s.fails's).
+func (s *Server) forgetLocked(key netip.Addr, st *addrState) {
+	if st.conns == 0 {
 		delete(s.addrs, key)
 	}
 }
@@ -444,26 +506,21 @@ func (s *Server) forgetLocked(key netip.Addr, st *addrState, now time.Time) {
 func (s *Server) finish(c *serverConn) {
 	s.mu.Lock()
 	s.dropLocked(c)
-	key := sourcekey.Of(c.remote.Addr())
-	if st := s.addrs[key]; st != nil {
+	if st := s.addrs[c.key]; st != nil {
 		st.conns--
-		s.forgetLocked(key, st, time.Now())
+		s.forgetLocked(c.key, st)
 	}
 	s.mu.Unlock()
 	s.wg.Done()
 }
 
-// loggedIn takes c off the list of connections that may be replaced.
+// loggedIn takes c off the list of connections that may be replaced, and
+// clears its address's failed logins.
 func (s *Server) loggedIn(c *serverConn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c.anonymous != nil {
-		s.anonymous.Remove(c.anonymous)
-		c.anonymous = nil
-	}
-	if st := s.addrs[sourcekey.Of(c.remote.Addr())]; st != nil {
-		st.failures = 0
-	}
+	s.loggedInLocked(c)
+	s.fails.Reset(c.key)
 }
 
 // closeNow closes a connection without waiting for anything: a TLS
@@ -478,59 +535,13 @@ func closeNow(nc net.Conn) {
 
 // lockedOut reports whether the address key is locked out now.
 func (s *Server) lockedOut(key netip.Addr) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st := s.addrs[key]
-	return st != nil && time.Now().Before(st.lockedUntil)
+	return s.fails.Blocked(key, time.Now())
 }
 
 // loginFailed records a wrong password from the address key and reports
 // whether it locked the address out.
 func (s *Server) loginFailed(key netip.Addr) bool {
-	limit := s.maxFailedLogins()
-	if limit < 0 {
-		return false
-	}
-	window := s.lockoutDuration()
-	now := time.Now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.addrs) > pruneAddrsAbove {
-		s.pruneLocked(now)
-	}
-	st := s.addrs[key]
-	if st == nil {
-		st = &addrState{}
-		s.addrs[key] = st
-	}
-	if now.After(st.forgetAt) {
-		st.failures = 0
-	}
-	st.failures++
-	st.forgetAt = now.Add(window)
-	if st.failures < limit {
-		return false
-	}
-	st.failures = 0
-	st.lockedUntil = now.Add(window)
-	return true
-}
-
-// pruneLocked forgets what can be forgotten, and if the table is still
-// over maxAddrs, the failure counts of addresses that are neither
-// connected nor locked out.
-func (s *Server) pruneLocked(now time.Time) {
-	for a, st := range s.addrs {
-		s.forgetLocked(a, st, now)
-	}
-	if len(s.addrs) <= maxAddrs {
-		return
-	}
-	for a, st := range s.addrs {
-		if st.conns == 0 && now.After(st.lockedUntil) {
-			delete(s.addrs, a)
-		}
-	}
+	return s.fails.Fail(key, time.Now())
 }
 
 // checkPassword compares in constant time, also with respect to the
@@ -601,42 +612,49 @@ func (s *Server) stopLocked(force bool) {
 }
 
 func (s *Server) maxPacketSize() int {
-	return orDefault(s.MaxPacketSize, DefaultMaxRequestSize)
+	return cmp.Or(s.MaxPacketSize, DefaultMaxRequestSize)
 }
 
 func (s *Server) maxFailedLogins() int {
-	return orDefault(s.MaxFailedLogins, DefaultMaxFailedLogins)
+	return cmp.Or(s.MaxFailedLogins, DefaultMaxFailedLogins)
 }
 
 func (s *Server) maxConnsPerAddr() int {
-	return orDefault(s.MaxConnsPerAddr, DefaultMaxConnsPerAddr)
+	return cmp.Or(s.MaxConnsPerAddr, DefaultMaxConnsPerAddr)
 }
 
 func (s *Server) maxConns() int {
-	return orDefault(s.MaxConns, DefaultMaxConns)
+	if s.MaxConns == 0 && s.connCap > 0 {
+		return s.connCap
+	}
+	return cmp.Or(s.MaxConns, DefaultMaxConns)
+}
+
+// connCapFor is MaxConns's default under a limit of limit open files (0:
+// unknown): DefaultMaxConns, or half the limit if that is less, so that
+// the cap, not the limit, decides which connection goes, and half the
+// descriptors stay for the rest of the process.
+func connCapFor(limit uint64) int {
+	if limit == 0 || limit/2 >= DefaultMaxConns {
+		return DefaultMaxConns
+	}
+	return max(int(limit/2), 1)
 }
 
 func (s *Server) loginTimeout() time.Duration {
-	return orDefault(s.LoginTimeout, DefaultLoginTimeout)
+	return cmp.Or(s.LoginTimeout, DefaultLoginTimeout)
 }
 
 func (s *Server) lockoutDuration() time.Duration {
-	return orDefault(s.LockoutDuration, DefaultLockoutDuration)
+	return cmp.Or(s.LockoutDuration, DefaultLockoutDuration)
 }
 
 func (s *Server) idleTimeout() time.Duration {
-	return orDefault(s.IdleTimeout, DefaultIdleTimeout)
+	return cmp.Or(s.IdleTimeout, DefaultIdleTimeout)
 }
 
 func (s *Server) writeTimeout() time.Duration {
-	return orDefault(s.WriteTimeout, DefaultWriteTimeout)
-}
-
-func orDefault[T int | time.Duration](v, def T) T {
-	if v == 0 {
-		return def
-	}
-	return v
+	return cmp.Or(s.WriteTimeout, DefaultWriteTimeout)
 }
 
 // addrPortOf converts a connection's address; unknown kinds give the
@@ -652,11 +670,13 @@ func addrPortOf(a net.Addr) netip.AddrPort {
 
 // serverConn is one client connection.
 type serverConn struct {
-	srv    *Server
-	nc     net.Conn
-	remote netip.AddrPort
-	ctx    context.Context
-	cancel context.CancelFunc
+	srv      *Server
+	nc       net.Conn
+	remote   netip.AddrPort
+	key      netip.Addr // the address its limits count against
+	accepted time.Time
+	ctx      context.Context
+	cancel   context.CancelFunc
 
 	br        *bufio.Reader
 	rd        *Reader

@@ -32,3 +32,9 @@ func acceptErrorPasses(err error) bool {
 	}
 	return false
 }
+
+// outOfDescriptors reports whether an accept error means that the process
+// or the system has no file descriptor left.
+func outOfDescriptors(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/netip"
 	"strings"
 	"sync"
 	"syscall"
@@ -14,68 +13,39 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/gsq-project/gsq/console/consoletest"
 	"github.com/gsq-project/gsq/rcon"
 )
 
 // The tests in this file run the server inside a synctest bubble, on
-// in-memory connections that carry any remote address, so deadlines,
-// lockouts and back-off run on the bubble's clock: they take no real time
-// and their timing can be checked exactly.
+// console/consoletest's in-memory network, whose connections carry any
+// remote address, so deadlines, lockouts and back-off run on the bubble's
+// clock: they take no real time and their timing can be checked exactly.
 
-// pipeListener is a net.Listener whose connections are made by dial.
-type pipeListener struct {
-	conns  chan net.Conn
-	closed chan struct{}
-	once   sync.Once
-	// errs are returned by Accept, one per call, before any connection.
-	errs chan error
+// pipeServer is a listener on an in-memory network.
+type pipeServer struct {
+	net *consoletest.Network
+	*consoletest.Listener
 }
 
-func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), closed: make(chan struct{}), errs: make(chan error, 16)}
+// newPipeServer listens on a new in-memory network.
+func newPipeServer(t *testing.T) *pipeServer {
+	t.Helper()
+	n := &consoletest.Network{}
+	return &pipeServer{net: n, Listener: n.MustListen(t, "127.0.0.1:27015")}
 }
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case err := <-l.errs:
-		return nil, err
-	default:
-	}
-	select {
-	case err := <-l.errs:
-		return nil, err
-	case c := <-l.conns:
-		return c, nil
-	case <-l.closed:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error   { l.once.Do(func() { close(l.closed) }); return nil }
-func (l *pipeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 27015} }
 
 // dial connects from the given address and returns the client's end once
-// the server has accepted the connection (or the listener is closed).
-func (l *pipeListener) dial(t *testing.T, from string) *peer {
+// the server has accepted the connection.
+func (l *pipeServer) dial(t *testing.T, from string) *peer {
 	t.Helper()
-	client, server := net.Pipe()
-	select {
-	case l.conns <- remoteConn{server, net.TCPAddrFromAddrPort(netip.MustParseAddrPort(from))}:
-	case <-l.closed:
-		t.Fatal("dial: listener closed")
+	client, err := l.net.DialFrom(context.Background(), from, l.Addr().String())
+	if err != nil {
+		t.Fatalf("dial: %v", err)
 	}
-	p := &peer{nc: client, rd: rcon.NewReader(client, 0)}
 	t.Cleanup(func() { client.Close() })
-	return p
+	return &peer{nc: client, rd: rcon.NewReader(client, 0)}
 }
-
-// remoteConn is a connection with the remote address of our choosing.
-type remoteConn struct {
-	net.Conn
-	remote net.Addr
-}
-
-func (c remoteConn) RemoteAddr() net.Addr { return c.remote }
 
 // peer is the client's end of a pipe connection.
 type peer struct {
@@ -135,10 +105,12 @@ func (p *peer) waitClosed() (time.Duration, error) {
 
 // isOpen reports whether the server still holds the connection, once
 // every goroutine of the bubble has settled. The server must have
-// nothing unread in flight to the client.
+// nothing unread in flight to the client. The read waits a nanosecond
+// of the bubble's clock: a deadline already past ends a read before it
+// looks at the connection, as on a socket.
 func (p *peer) isOpen() bool {
 	synctest.Wait()
-	p.nc.SetReadDeadline(time.Now())
+	p.nc.SetReadDeadline(time.Now().Add(time.Nanosecond))
 	defer p.nc.SetReadDeadline(time.Time{})
 	var b [1]byte
 	_, err := p.nc.Read(b[:])
@@ -146,7 +118,7 @@ func (p *peer) isOpen() bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// logLines collects the server's log lines.
+// logLines collects the log lines of a server or a client.
 type logLines struct {
 	mu    sync.Mutex
 	lines []string
@@ -157,6 +129,8 @@ func (l *logLines) logf(format string, args ...any) {
 	defer l.mu.Unlock()
 	l.lines = append(l.lines, fmt.Sprintf(format, args...))
 }
+
+func (l *logLines) String() string { return strings.Join(l.matching(""), "\n") }
 
 func (l *logLines) matching(substr string) []string {
 	l.mu.Lock()
@@ -170,11 +144,11 @@ func (l *logLines) matching(substr string) []string {
 	return out
 }
 
-// servePipe starts s on a pipe listener in the current bubble and stops
-// it when the test ends.
-func servePipe(t *testing.T, s *rcon.Server) *pipeListener {
+// servePipe starts s on an in-memory listener in the current bubble and
+// stops it when the test ends.
+func servePipe(t *testing.T, s *rcon.Server) *pipeServer {
 	t.Helper()
-	l := newPipeListener()
+	l := newPipeServer(t)
 	serveOn(t, s, l)
 	return l
 }
@@ -318,8 +292,9 @@ func TestServerWriteTimeout(t *testing.T) {
 		if got := log.matching("i/o timeout; closing"); len(got) != 1 {
 			t.Errorf("write timeout logged as %q", log.matching(""))
 		}
-		if _, err := c.nc.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
-			t.Errorf("read after the write timeout: %v, want EOF", err)
+		// What the server had written is read, then the end.
+		if _, err := io.Copy(io.Discard, c.nc); err != nil {
+			t.Errorf("read after the write timeout: %v, want the end of the stream", err)
 		}
 	})
 }
@@ -497,9 +472,9 @@ func TestServerAcceptBackoff(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		var log logLines
-		l := newPipeListener()
+		l := newPipeServer(t)
 		for range 5 {
-			l.errs <- &net.OpError{Op: "accept", Net: "tcp", Err: syscall.EMFILE}
+			l.FailAccept(&net.OpError{Op: "accept", Net: "tcp", Err: syscall.EMFILE})
 		}
 		s := &rcon.Server{Password: testPassword, Handler: sim, Logf: log.logf}
 		served := make(chan error, 1)
@@ -517,7 +492,7 @@ func TestServerAcceptBackoff(t *testing.T) {
 			t.Error("accept errors not logged")
 		}
 		// An error that does not pass ends Serve.
-		l.errs <- errors.New("listener broken")
+		l.FailAccept(errors.New("listener broken"))
 		synctest.Wait()
 		select {
 		case err := <-served:
@@ -528,7 +503,6 @@ func TestServerAcceptBackoff(t *testing.T) {
 			t.Error("Serve goes on after an accept error that does not pass")
 		}
 		s.Close()
-		l.Close()
 	})
 }
 
@@ -537,9 +511,9 @@ func TestServerAcceptBackoff(t *testing.T) {
 func TestServerCloseDuringBackoff(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		l := newPipeListener()
+		l := newPipeServer(t)
 		for range 16 {
-			l.errs <- &net.OpError{Op: "accept", Net: "tcp", Err: syscall.ENFILE}
+			l.FailAccept(&net.OpError{Op: "accept", Net: "tcp", Err: syscall.ENFILE})
 		}
 		s := &rcon.Server{Password: testPassword}
 		served := make(chan error, 1)
@@ -611,4 +585,84 @@ func TestServerShutdownDeadline(t *testing.T) {
 		<-cancelled
 		c.closedAfter(t)
 	})
+}
+
+// TestServerEvictsFromTheBusiestAddress: when the server is full, the
+// connection that makes room is one of those, not logged in, of the
+// address holding the most of them; an administrator's connection from
+// elsewhere outlives a flood until it logs in.
+func TestServerEvictsFromTheBusiestAddress(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		l := servePipe(t, &rcon.Server{MaxConns: 4})
+		var flood []*peer
+		for i := range 3 {
+			flood = append(flood, l.dial(t, fmt.Sprintf("198.51.100.1:%d", 1000+i)))
+		}
+		admin := l.dial(t, "203.0.113.5:1000")
+		// The flood goes on from a second address: each new connection
+		// takes the place of one of the busiest address's.
+		for i := range 6 {
+			flood = append(flood, l.dial(t, fmt.Sprintf("198.51.100.2:%d", 1000+i)))
+		}
+		if !admin.isOpen() {
+			t.Fatal("the administrator's connection made room for the flood")
+		}
+		open := 0
+		for _, c := range flood {
+			if c.isOpen() {
+				open++
+			}
+		}
+		if open != 3 {
+			t.Errorf("%d connections of the flood open, want 3 beside the administrator's", open)
+		}
+		if !admin.login(t, testPassword) {
+			t.Fatal("login refused")
+		}
+	})
+}
+
+// TestServerFreesADescriptorForALogin: out of file descriptors, the
+// server closes a connection that has not logged in for a second, and
+// accepts the one waiting at once; it never closes a younger one, whose
+// login may be on its way, and then waits instead.
+func TestServerFreesADescriptorForALogin(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var log logLines
+		l := servePipe(t, &rcon.Server{Logf: log.logf})
+		emfile := &net.OpError{Op: "accept", Net: "tcp", Err: syscall.EMFILE}
+		young := l.dial(t, "198.51.100.1:1000")
+		l.FailAccept(emfile)
+		start := time.Now()
+		admin := l.dial(t, "203.0.113.5:1000")
+		if time.Since(start) != 5*time.Millisecond || !young.isOpen() {
+			t.Fatalf("accepted after %v, the young connection open %v: want a wait of 5ms, no connection closed", time.Since(start), young.isOpen())
+		}
+		time.Sleep(time.Second)
+		l.FailAccept(emfile)
+		start = time.Now()
+		admin2 := l.dial(t, "203.0.113.6:1000")
+		if time.Since(start) != 0 || young.isOpen() {
+			t.Fatalf("accepted after %v, the old connection open %v: want it closed for the new one at once", time.Since(start), young.isOpen())
+		}
+		for _, c := range []*peer{admin, admin2} {
+			if !c.login(t, testPassword) {
+				t.Fatal("login refused")
+			}
+		}
+		if len(log.matching("to free a file descriptor")) != 1 {
+			t.Errorf("log %q", log.matching(""))
+		}
+	})
+}
+
+func TestServerConnCapFollowsTheFileLimit(t *testing.T) {
+	t.Parallel()
+	for limit, want := range map[uint64]int{0: rcon.DefaultMaxConns, 100: 50, 1023: 511, 1024: rcon.DefaultMaxConns, 1 << 62: rcon.DefaultMaxConns, 1: 1} {
+		if got := rcon.ConnCapFor(limit); got != want {
+			t.Errorf("cap under a limit of %d open files: %d, want %d", limit, got, want)
+		}
+	}
 }

@@ -56,6 +56,9 @@ type Splitter struct {
 	sent   int
 	err    error
 	closed bool
+	// On DialectMinecraft, how far into buf the units are counted, and
+	// how many: a body's units are counted once, however it is written.
+	scanned, counted int
 }
 
 // NewSplitter returns a Splitter for dialect d that passes each body to
@@ -133,8 +136,14 @@ func (s *Splitter) drain() error {
 		if err := s.send(s.buf[:k]); err != nil {
 			return err
 		}
-		s.buf = s.buf[:copy(s.buf, s.buf[k:])]
+		s.consume(k)
 	}
+}
+
+// consume drops the first k bytes of buf, a body sent.
+func (s *Splitter) consume(k int) {
+	s.buf = s.buf[:copy(s.buf, s.buf[k:])]
+	s.scanned, s.counted = 0, 0
 }
 
 // Close emits what is left, at least one body in all. It does not close
@@ -147,7 +156,7 @@ func (s *Splitter) Close() error {
 	for s.err == nil && (len(s.buf) > 0 || s.sent == 0) {
 		k, _ := s.cut()
 		if s.send(s.buf[:k]) == nil {
-			s.buf = s.buf[:copy(s.buf, s.buf[k:])]
+			s.consume(k)
 		}
 	}
 	return s.err
@@ -160,6 +169,7 @@ func (s *Splitter) reset() {
 		s.buf = nil
 	}
 	s.buf, s.sent, s.err, s.closed = s.buf[:0], 0, nil, false
+	s.scanned, s.counted = 0, 0
 }
 
 // Bodies returns how many bodies have been emitted.
@@ -177,7 +187,11 @@ func (s *Splitter) send(body []byte) error {
 // is full (it reached the limit, so the output goes on after it).
 func (s *Splitter) cut() (int, bool) {
 	if s.units {
-		return cutUnits(s.buf, s.limit, s.closed)
+		k, full, n := cutUnits(s.buf, s.limit, s.closed, s.scanned, s.counted)
+		if !full {
+			s.scanned, s.counted = k, n
+		}
+		return k, full
 	}
 	return cutBytes(s.buf, s.limit, s.closed)
 }
@@ -208,13 +222,14 @@ func cutBytes(b []byte, limit int, final bool) (int, bool) {
 
 // cutUnits returns the shortest prefix holding at least limit UTF-16
 // units, counted as Java counts them (two for a supplementary rune, one
-// for any other rune or invalid byte). Unless final, a rune whose bytes
-// have not all arrived yet ends the scan.
-func cutUnits(b []byte, limit int, final bool) (int, bool) {
-	n, i := 0, 0
+// for any other rune or invalid byte), and the units it counted. Unless
+// final, a rune whose bytes have not all arrived yet ends the scan. The
+// scan resumes at byte i with n units counted before it: a body written
+// a byte at a time is scanned once, not once per byte.
+func cutUnits(b []byte, limit int, final bool, i, n int) (k int, full bool, units int) {
 	for i < len(b) {
 		if !final && !utf8.FullRune(b[i:]) {
-			return len(b), false
+			return i, false, n
 		}
 		r, size := utf8.DecodeRune(b[i:])
 		n++
@@ -223,8 +238,8 @@ func cutUnits(b []byte, limit int, final bool) (int, bool) {
 		}
 		i += size
 		if n >= limit {
-			return i, true
+			return i, true, n
 		}
 	}
-	return len(b), false
+	return len(b), false, n
 }

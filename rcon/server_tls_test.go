@@ -57,7 +57,8 @@ func TestServerOverTLS(t *testing.T) {
 	})}
 	go s.Serve(l)
 	defer s.Close()
-	ctx := testCtx(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
 	nc, err := (&tls.Dialer{Config: &tls.Config{RootCAs: pool}}).DialContext(ctx, "tcp", l.Addr().String())
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package rcon
 
 import (
-	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -26,37 +25,6 @@ func TestDecodeText(t *testing.T) {
 		}
 		if !utf8.ValidString(DecodeText([]byte(tt.in))) {
 			t.Errorf("DecodeText(%q) is not valid UTF-8", tt.in)
-		}
-	}
-}
-
-func TestMinecraftFragmentsTerminator(t *testing.T) {
-	t.Parallel()
-	var m MinecraftFragments
-	if m.Start() != StepContinue {
-		t.Fatal("Minecraft must not probe with the command")
-	}
-	full := make([]byte, 4096)
-	for i := range full {
-		full[i] = 'a'
-	}
-	if m.Packet(0, full) != StepProbe || m.Packet(0, full[:4095]) != StepDone {
-		t.Fatal("4096-byte fragment must probe, shorter must end")
-	}
-	// A fragment cut at 4096 bytes inside a UTF-8 sequence has fewer
-	// than 4096 units but may be followed by more.
-	cut := append([]byte(strings.Repeat("é", 2047)), 0xc3, 0xa9)[:4096]
-	cut[4095] = 0xe2 // the first byte of "€"
-	if m.Packet(0, cut) != StepProbe {
-		t.Fatal("a 4096-byte fragment ending inside a UTF-8 sequence was taken as the last")
-	}
-}
-
-func TestStepString(t *testing.T) {
-	t.Parallel()
-	for s, want := range map[Step]string{StepContinue: "continue", StepDone: "done", StepProbe: "probe", 7: "Step(7)"} {
-		if s.String() != want {
-			t.Errorf("%d: %q", int(s), s.String())
 		}
 	}
 }

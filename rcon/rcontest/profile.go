@@ -121,84 +121,91 @@ func LookupProfile(name string) (Profile, error) {
 	return 0, fmt.Errorf("rcontest: unknown profile %q (known: %s)", name, strings.Join(profileNames[:], ", "))
 }
 
-// probeMode is how a profile answers an empty RESPONSE_VALUE.
-type probeMode int
+// ProbeMode is how a server answers an empty RESPONSE_VALUE (a probe).
+type ProbeMode int
 
+// Probe modes.
 const (
-	probeMirror          probeMode = iota // empty mirror + extra packet
-	probeMirrorMalformed                  // as probeMirror, extra packet's size field says 10
-	probeUnknownRequest                   // "Unknown request 0"
-	probeIgnore                           // no answer
-	probeHangUp                           // close the connection
+	ProbeMirror          ProbeMode = iota // an empty mirror, then an extra packet (SRCDS)
+	ProbeMirrorMalformed                  // as ProbeMirror, the extra packet's size field saying 10 (Squad)
+	ProbeUnknownRequest                   // "Unknown request 0" (Minecraft)
+	ProbeIgnore                           // no answer (Factorio, Palworld, legacy Rust)
+	ProbeHangUp                           // the connection closed (go-mc)
 )
 
-// badPasswordMode is how a profile answers a wrong password.
-type badPasswordMode int
+// BadPasswordMode is how a server answers a wrong password.
+type BadPasswordMode int
 
+// Answers to a wrong password.
 const (
-	badPasswordMinusOne      badPasswordMode = iota // AUTH_RESPONSE id -1
-	badPasswordClose                                // close the connection ~250 ms later
-	badPasswordSilent                               // no answer, connection kept
-	badPasswordMinusOneClose                        // -1, then close
+	BadPasswordMinusOne      BadPasswordMode = iota // AUTH_RESPONSE id -1
+	BadPasswordClose                                // the connection closed about 250 ms later (Squad)
+	BadPasswordSilent                               // no answer, the connection kept (ARK)
+	BadPasswordMinusOneClose                        // -1, then the connection closed (go-mc)
 )
 
-// readMode is how a profile reads requests.
-type readMode int
+// ReadMode is how a server reads requests.
+type ReadMode int
 
+// Read modes.
 const (
-	readStream    readMode = iota // a byte stream, any segmentation
-	readVanilla                   // one read must be exactly one packet
-	readFirstOnly                 // the first packet of each read; the rest dropped
-	readDropBusy                  // requests arriving while one is handled are dropped
+	ReadStream    ReadMode = iota // a byte stream, any segmentation
+	ReadVanilla                   // one read must be exactly one packet of at most 1460 bytes (vanilla Minecraft)
+	ReadFirstOnly                 // the first packet of each read, the rest dropped (legacy Rust)
+	ReadDropBusy                  // requests arriving while one is handled are dropped (ARK)
 )
 
-// traits is what a profile does, field by field.
-type traits struct {
-	read          readMode
-	preAuthEmpty  bool            // empty RESPONSE_VALUE before AUTH_RESPONSE
-	splitBytes    int             // >0: split output at this many bytes
-	cutAnywhere   bool            // split at splitBytes even inside a UTF-8 sequence
-	vanillaSplit  bool            // split at 4096 UTF-16 units like Java
-	probe         probeMode       // answer to an empty RESPONSE_VALUE
-	badPassword   badPasswordMode // answer to a wrong password
-	replyID       *int32          // fixed id on every reply
-	unauthMinus1  bool            // requests before login get the -1 failure
-	authFirst     bool            // anything but a login first closes the connection
-	maxRequest    int             // >0: larger requests close the connection
-	ignoreEmpty   bool            // empty commands get no answer
-	chat          bool            // push a chat packet before each answer
-	rustConsole   bool            // type-4 console line before, empty id -1 after each answer
-	lowBytes      bool            // text as low bytes until a type-5 packet
-	noOutputReply string          // body sent for empty output
+// Behaviour is what a [Server] does, quirk by quirk: the data a [Profile]
+// stands for ([Profile.Behaviour]), which a test may change to compose a
+// server no profile imitates ([Server.Behaviour]).
+type Behaviour struct {
+	Read         ReadMode
+	PreAuthEmpty bool            // an empty RESPONSE_VALUE before AUTH_RESPONSE
+	SplitBytes   int             // > 0: output split at this many bytes
+	CutAnywhere  bool            // split at SplitBytes even inside a UTF-8 sequence
+	VanillaSplit bool            // output split every 4096 UTF-16 units, as Java does
+	Probe        ProbeMode       // the answer to an empty RESPONSE_VALUE
+	BadPassword  BadPasswordMode // the answer to a wrong password
+	// FixedReplyID puts ReplyID on every reply, the login's included,
+	// whatever the request's id.
+	FixedReplyID  bool
+	ReplyID       int32
+	UnauthMinus1  bool   // requests before the login get the -1 login failure
+	AuthFirst     bool   // anything but a login first closes the connection
+	MaxRequest    int    // > 0: larger requests close the connection
+	IgnoreEmpty   bool   // empty commands get no answer
+	Chat          bool   // a type-1 chat packet before each answer (Squad)
+	RustConsole   bool   // a type-4 console line before, an empty id -1 packet after each answer
+	LowBytes      bool   // text as each UTF-16 unit's low byte until a type-5 packet
+	NoOutputReply string // the body sent for empty output
 }
 
-func int32p(v int32) *int32 { return &v }
-
-func (p Profile) traits() traits {
-	srcds := traits{preAuthEmpty: true, splitBytes: 4096 - 10}
+// Behaviour returns what the profile does.
+func (p Profile) Behaviour() Behaviour {
+	srcds := Behaviour{PreAuthEmpty: true, SplitBytes: 4096 - 10}
 	switch p {
 	case CS2:
-		return traits{}
+		return Behaviour{}
 	case Minecraft:
-		return traits{read: readVanilla, vanillaSplit: true, probe: probeUnknownRequest, unauthMinus1: true}
+		return Behaviour{Read: ReadVanilla, VanillaSplit: true, Probe: ProbeUnknownRequest, UnauthMinus1: true}
 	case Factorio:
-		return traits{preAuthEmpty: true, probe: probeIgnore, ignoreEmpty: true}
+		return Behaviour{PreAuthEmpty: true, Probe: ProbeIgnore, IgnoreEmpty: true}
 	case Palworld:
-		return traits{probe: probeIgnore, replyID: int32p(0)}
+		return Behaviour{Probe: ProbeIgnore, FixedReplyID: true, ReplyID: 0}
 	case Conan:
-		srcds.replyID = int32p(42)
+		srcds.FixedReplyID, srcds.ReplyID = true, 42
 		return srcds
 	case Squad:
-		srcds.probe, srcds.badPassword, srcds.chat = probeMirrorMalformed, badPasswordClose, true
+		srcds.Probe, srcds.BadPassword, srcds.Chat = ProbeMirrorMalformed, BadPasswordClose, true
 		return srcds
 	case ARK:
-		srcds.read, srcds.badPassword, srcds.noOutputReply = readDropBusy, badPasswordSilent, "Server received, But no response!! \n "
+		srcds.Read, srcds.BadPassword, srcds.NoOutputReply = ReadDropBusy, BadPasswordSilent, "Server received, But no response!! \n "
 		return srcds
 	case RustLegacy:
-		return traits{read: readFirstOnly, preAuthEmpty: true, probe: probeIgnore, rustConsole: true, lowBytes: true}
+		return Behaviour{Read: ReadFirstOnly, PreAuthEmpty: true, Probe: ProbeIgnore, RustConsole: true, LowBytes: true}
 	case GoMC:
-		return traits{splitBytes: 4096, cutAnywhere: true, probe: probeHangUp, badPassword: badPasswordMinusOneClose,
-			authFirst: true, maxRequest: 4096}
+		return Behaviour{SplitBytes: 4096, CutAnywhere: true, Probe: ProbeHangUp, BadPassword: BadPasswordMinusOneClose,
+			AuthFirst: true, MaxRequest: 4096}
 	}
 	return srcds
 }

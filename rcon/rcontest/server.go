@@ -44,21 +44,34 @@ var errOutputTooLarge = errors.New("rcontest: command output above MaxOutput")
 // server ([Profile]) and can inject faults ([Faults]). Unlike
 // [rcon.Server] it builds each answer in memory before writing it, which
 // is what lets it imitate quirks byte by byte. Set the exported fields
-// before Start; they must not change afterwards.
+// before Start; they must not change afterwards. A Server made as a
+// literal, with a Listener of the caller's (an in-memory one, say),
+// starts with Start too.
 type Server struct {
 	Profile  Profile
 	Password string       // empty refuses every login
 	Handler  rcon.Handler // nil means a zero SimHandler
 	Faults   Faults
+	// Behaviour, if set, replaces the profile's (Profile.Behaviour), for
+	// a server that bends the protocol in a way no profile does.
+	Behaviour *Behaviour
+	// Script, if set, runs each connection in place of the server's own
+	// conversation, for a test that needs to say what goes on the wire
+	// packet by packet; it may hand the connection back with Conn.Serve.
+	// The connection is closed when Script returns.
+	Script func(c *Conn)
 	// Logf, if set, receives one line for each request the server drops
 	// and each connection it closes on purpose, with the reason.
 	Logf func(format string, args ...any)
-	// Listener is the loopback listener, bound by NewUnstartedServer.
+	// Listener is the listener, a loopback one bound by
+	// NewUnstartedServer.
 	Listener net.Listener
 
 	received atomic.Int64
 	dropped  atomic.Int64
 	hangups  atomic.Int64
+
+	accepted atomic.Int64
 
 	mu      sync.Mutex
 	conns   map[net.Conn]struct{}
@@ -84,26 +97,36 @@ func NewUnstartedServer(profile Profile, password string, h rcon.Handler) *Serve
 	if err != nil {
 		panic(fmt.Sprintf("rcontest: listen on loopback: %v", err))
 	}
-	return &Server{
-		Profile:  profile,
-		Password: password,
-		Handler:  h,
-		Listener: l,
-		conns:    make(map[net.Conn]struct{}),
-		quit:     make(chan struct{}),
-	}
+	return &Server{Profile: profile, Password: password, Handler: h, Listener: l}
 }
 
-// Start starts serving. It panics if called twice.
+// Start starts serving on Listener. It panics if called twice, or
+// without a Listener.
 func (s *Server) Start() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.started {
-		panic("rcontest: Server started twice")
+	if s.started || s.Listener == nil {
+		panic("rcontest: Server started twice, or without a Listener")
 	}
 	s.started = true
+	s.init()
 	s.wg.Add(1)
 	go s.serve()
+}
+
+func (s *Server) init() {
+	if s.quit == nil {
+		s.conns = make(map[net.Conn]struct{})
+		s.quit = make(chan struct{})
+	}
+}
+
+// behaviour is what the server does.
+func (s *Server) behaviour() Behaviour {
+	if s.Behaviour != nil {
+		return *s.Behaviour
+	}
+	return s.Profile.Behaviour()
 }
 
 // Addr returns the address the server listens on.
@@ -124,6 +147,9 @@ func (s *Server) Received() int64 { return s.received.Load() }
 // arrive while it handles one).
 func (s *Server) Dropped() int64 { return s.dropped.Load() }
 
+// Accepted returns how many connections the server has accepted.
+func (s *Server) Accepted() int64 { return s.accepted.Load() }
+
 // Hangups returns how many connections the server closed on purpose: the
 // profile's (Minecraft's parser, Squad's and go-mc's answer to a wrong
 // password, go-mc's to anything but a command) and
@@ -139,6 +165,7 @@ func (s *Server) Close() {
 		return
 	}
 	s.closed = true
+	s.init()
 	close(s.quit)
 	s.Listener.Close()
 	for nc := range s.conns {
@@ -164,25 +191,25 @@ func (s *Server) serve() {
 		s.conns[nc] = struct{}{}
 		s.wg.Add(1)
 		s.mu.Unlock()
-		go s.serveConn(nc)
+		go s.serveConn(nc, int(s.accepted.Add(1)))
 	}
 }
 
-func (s *Server) logf(c *conn, format string, args ...any) {
+func (s *Server) logf(c *Conn, format string, args ...any) {
 	if s.Logf != nil {
 		s.Logf("rcontest: %v: %s: %s", c.remote, s.Profile, fmt.Sprintf(format, args...))
 	}
 }
 
 // hangUp counts a connection closed on purpose.
-func (s *Server) hangUp(c *conn, format string, args ...any) {
+func (s *Server) hangUp(c *Conn, format string, args ...any) {
 	s.hangups.Add(1)
 	s.logf(c, "closing the connection: "+format, args...)
 }
 
 // drop counts n requests dropped without an answer; unread ones counts
 // them as received too.
-func (s *Server) drop(c *conn, n int, unread bool, format string, args ...any) {
+func (s *Server) drop(c *Conn, n int, unread bool, format string, args ...any) {
 	if unread {
 		s.received.Add(int64(n))
 	}
@@ -190,7 +217,7 @@ func (s *Server) drop(c *conn, n int, unread bool, format string, args ...any) {
 	s.logf(c, "dropped %d request(s): "+format, append([]any{n}, args...)...)
 }
 
-func (s *Server) serveConn(nc net.Conn) {
+func (s *Server) serveConn(nc net.Conn, index int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer func() {
 		cancel()
@@ -203,43 +230,32 @@ func (s *Server) serveConn(nc net.Conn) {
 	if tc, ok := nc.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
-	c := &conn{srv: s, nc: nc, tr: s.Profile.traits(), ctx: ctx}
+	c := &Conn{srv: s, nc: nc, b: s.behaviour(), ctx: ctx, index: index}
 	if ta, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
 		c.remote = ta.AddrPort()
 	}
-	if c.tr.read == readStream || c.tr.read == readDropBusy {
+	if c.b.Read == ReadStream || c.b.Read == ReadDropBusy {
 		max := maxRequestSize
-		if c.tr.maxRequest > 0 {
-			max = c.tr.maxRequest
+		if c.b.MaxRequest > 0 {
+			max = c.b.MaxRequest
 		}
 		c.br = bufio.NewReader(nc)
 		c.rd = rcon.NewReader(c.br, max)
 	}
-	for {
-		p, ok := c.read()
-		if !ok {
-			return
-		}
-		s.received.Add(1)
-		if !c.answer(p) {
-			c.flush()
-			return
-		}
-		if s.Faults.Coalesce && c.br != nil && c.br.Buffered() > 0 {
-			continue
-		}
-		if !c.flush() {
-			return
-		}
+	if s.Script != nil {
+		s.Script(c)
+		return
 	}
+	c.Serve()
 }
 
-// conn is one client connection of a Server.
-type conn struct {
+// Conn is one client connection of a Server, as a Script drives it.
+type Conn struct {
 	srv     *Server
 	nc      net.Conn
+	index   int
 	remote  netip.AddrPort
-	tr      traits
+	b       Behaviour
 	ctx     context.Context
 	br      *bufio.Reader
 	rd      *rcon.Reader
@@ -251,10 +267,100 @@ type conn struct {
 	readBuf []byte // reads of the one-read profiles
 }
 
+// Index is the connection's number, from 1 for the server's first.
+func (c *Conn) Index() int { return c.index }
+
+// NetConn returns the connection, for raw writes and closing it.
+func (c *Conn) NetConn() net.Conn { return c.nc }
+
+// Serve runs the rest of the conversation as the server's behaviour
+// does, until the connection ends.
+func (c *Conn) Serve() {
+	for {
+		p, ok := c.read()
+		if !ok {
+			return
+		}
+		c.srv.received.Add(1)
+		if !c.answer(p) {
+			c.flush()
+			return
+		}
+		if c.srv.Faults.Coalesce && c.br != nil && c.br.Buffered() > 0 {
+			continue
+		}
+		if !c.flush() {
+			return
+		}
+	}
+}
+
+// ReadPacket reads the next request as the server's behaviour reads
+// them; ok is false once the connection is gone, or the read broke the
+// behaviour's rules (the connection is then closed, as the real server
+// does).
+func (c *Conn) ReadPacket() (p rcon.Packet, ok bool) {
+	p, ok = c.read()
+	if ok {
+		c.srv.received.Add(1)
+	}
+	return p, ok
+}
+
+// Discard reads requests and answers none, until the connection ends: a
+// server that went silent with the connection open.
+func (c *Conn) Discard() {
+	for _, ok := c.ReadPacket(); ok; _, ok = c.ReadPacket() {
+	}
+}
+
+// Answer answers the request p as the server's behaviour does, and
+// reports whether the connection is kept.
+func (c *Conn) Answer(p rcon.Packet) bool {
+	keep := c.answer(p)
+	return c.flush() && keep
+}
+
+// Login reads the login and answers it as the server's behaviour does; it
+// reports whether the client logged in.
+func (c *Conn) Login() bool {
+	p, ok := c.ReadPacket()
+	return ok && p.Type == rcon.TypeAuth && c.Answer(p) && c.authed
+}
+
+// Send writes the packets in one write (cut as Faults say), so that they
+// may reach the client in one read.
+func (c *Conn) Send(pkts ...rcon.Packet) bool {
+	for _, p := range pkts {
+		c.add(p.ID, p.Type, p.Body)
+	}
+	return c.flush()
+}
+
+// Reply is the packets the server's behaviour answers output with for the
+// command of id id.
+func (c *Conn) Reply(id int32, output string) []rcon.Packet {
+	saved := c.pending
+	c.pending = nil
+	c.output(id, []byte(output))
+	b := c.pending
+	c.pending = saved
+	var pkts []rcon.Packet
+	for len(b) > 0 {
+		p, n, err := rcon.ParsePacket(b, len(b))
+		if err != nil {
+			break
+		}
+		pkts = append(pkts, p)
+		b = b[n:]
+	}
+	return pkts
+}
+
 // read returns the next request.
-func (c *conn) read() (rcon.Packet, bool) {
-	switch c.tr.read {
-	case readVanilla:
+func (c *Conn) read() (rcon.Packet, bool) {
+	switch c.b.Read {
+	case ReadVanilla:
 		// One read of up to 1460 bytes must hold exactly one packet, or
 		// the connection is closed.
 		buf := make([]byte, vanillaReadSize)
@@ -272,7 +378,7 @@ func (c *conn) read() (rcon.Packet, bool) {
 			return rcon.Packet{}, false
 		}
 		return p, true
-	case readFirstOnly:
+	case ReadFirstOnly:
 		return c.readFirst()
 	}
 	p, err := c.rd.ReadPacket()
@@ -287,7 +393,7 @@ func (c *conn) read() (rcon.Packet, bool) {
 
 // readFirst reads until the bytes read hold a whole packet, keeps the
 // first and drops the rest of that read, as legacy Rust does.
-func (c *conn) readFirst() (rcon.Packet, bool) {
+func (c *Conn) readFirst() (rcon.Packet, bool) {
 	buf := c.readBuf[:0]
 	for {
 		if len(buf) == cap(buf) {
@@ -332,8 +438,8 @@ func countPackets(b []byte) int {
 
 // dropBusy drops what arrived together with the request being handled,
 // as ARK does.
-func (c *conn) dropBusy() {
-	if c.tr.read != readDropBusy || c.br.Buffered() == 0 {
+func (c *Conn) dropBusy() {
+	if c.b.Read != ReadDropBusy || c.br.Buffered() == 0 {
 		return
 	}
 	rest, _ := c.br.Peek(c.br.Buffered())
@@ -343,21 +449,21 @@ func (c *conn) dropBusy() {
 }
 
 // add appends one packet to the pending output.
-func (c *conn) add(id int32, typ rcon.PacketType, body []byte) {
+func (c *Conn) add(id int32, typ rcon.PacketType, body []byte) {
 	c.pending, _ = rcon.Packet{ID: id, Type: typ, Body: body}.AppendBinary(c.pending)
 }
 
 // answer queues the answer to p and reports whether to keep the
 // connection.
-func (c *conn) answer(p rcon.Packet) bool {
-	tr := c.tr
+func (c *Conn) answer(p rcon.Packet) bool {
+	b := c.b
 	switch {
 	case p.Type == rcon.TypeAuth:
 		return c.login(p)
-	case tr.authFirst && !c.authed:
+	case b.AuthFirst && !c.authed:
 		c.srv.hangUp(c, "type %d request before the login", p.Type)
 		return false
-	case !c.authed && tr.unauthMinus1:
+	case !c.authed && b.UnauthMinus1:
 		c.add(-1, rcon.TypeAuthResponse, nil)
 	case !c.authed:
 		if p.Type == rcon.TypeExecCommand {
@@ -365,19 +471,19 @@ func (c *conn) answer(p rcon.Packet) bool {
 		}
 	case p.Type == rcon.TypeExecCommand:
 		c.command(p)
-	case tr.lowBytes && p.Type == rcon.TypeRustUTF8:
+	case b.LowBytes && p.Type == rcon.TypeRustUTF8:
 		c.utf8 = true
-	case tr.probe == probeHangUp:
+	case b.Probe == ProbeHangUp:
 		c.srv.hangUp(c, "type %d request is not a command", p.Type)
 		return false
-	case tr.probe == probeUnknownRequest:
+	case b.Probe == ProbeUnknownRequest:
 		c.add(p.ID, rcon.TypeResponseValue, []byte("Unknown request "+strconv.FormatUint(uint64(uint32(p.Type)), 16)))
-	case p.Type == rcon.TypeResponseValue && (tr.probe == probeMirror || tr.probe == probeMirrorMalformed):
+	case p.Type == rcon.TypeResponseValue && (b.Probe == ProbeMirror || b.Probe == ProbeMirrorMalformed):
 		id := c.replyID(p.ID)
 		c.add(id, rcon.TypeResponseValue, nil)
 		start := len(c.pending)
 		c.add(id, rcon.TypeResponseValue, []byte{0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00})
-		if tr.probe == probeMirrorMalformed {
+		if b.Probe == ProbeMirrorMalformed {
 			copy(c.pending[start:], []byte{10, 0, 0, 0}) // Squad: size 10, 17 bytes follow
 		}
 	}
@@ -385,22 +491,22 @@ func (c *conn) answer(p rcon.Packet) bool {
 	return true
 }
 
-func (c *conn) replyID(id int32) int32 {
-	if c.tr.replyID != nil {
-		return *c.tr.replyID
+func (c *Conn) replyID(id int32) int32 {
+	if c.b.FixedReplyID {
+		return c.b.ReplyID
 	}
 	return id
 }
 
-func (c *conn) login(p rcon.Packet) bool {
+func (c *Conn) login(p rcon.Packet) bool {
 	pw := p.Body
 	if i := bytes.IndexByte(pw, 0); i >= 0 {
 		pw = pw[:i]
 	}
 	c.authed = c.srv.Password != "" && subtle.ConstantTimeCompare(pw, []byte(c.srv.Password)) == 1
 	if !c.authed {
-		switch c.tr.badPassword {
-		case badPasswordClose:
+		switch c.b.BadPassword {
+		case BadPasswordClose:
 			t := time.NewTimer(squadCloseDelay)
 			select {
 			case <-t.C:
@@ -409,16 +515,16 @@ func (c *conn) login(p rcon.Packet) bool {
 			}
 			c.srv.hangUp(c, "wrong password")
 			return false
-		case badPasswordSilent:
+		case BadPasswordSilent:
 			return true
 		}
 	}
-	if c.tr.preAuthEmpty {
+	if c.b.PreAuthEmpty {
 		c.add(c.replyID(p.ID), rcon.TypeResponseValue, nil)
 	}
 	if !c.authed {
 		c.add(-1, rcon.TypeAuthResponse, nil)
-		if c.tr.badPassword == badPasswordMinusOneClose {
+		if c.b.BadPassword == BadPasswordMinusOneClose {
 			c.srv.hangUp(c, "wrong password")
 			return false
 		}
@@ -428,13 +534,13 @@ func (c *conn) login(p rcon.Packet) bool {
 	return true
 }
 
-func (c *conn) command(p rcon.Packet) {
-	tr := c.tr
+func (c *Conn) command(p rcon.Packet) {
+	b := c.b
 	cmd := p.Body
 	if i := bytes.IndexByte(cmd, 0); i >= 0 {
 		cmd = cmd[:i]
 	}
-	if tr.ignoreEmpty && len(cmd) == 0 {
+	if b.IgnoreEmpty && len(cmd) == 0 {
 		return
 	}
 	c.cmds++
@@ -442,32 +548,43 @@ func (c *conn) command(p rcon.Packet) {
 		c.srv.drop(c, 1, false, "Faults.DropEvery")
 		return
 	}
-	if tr.rustConsole {
+	if b.RustConsole {
 		c.add(-1, rcon.TypeRustConsole, c.text("[rcon] executing: "+string(cmd)))
 	}
-	if tr.chat {
+	if b.Chat {
 		c.add(0, rcon.TypeChatValue, []byte("[ChatAll] [SteamID:76561198000000000] Player : hello from squad"))
 	}
 	out := c.run(string(cmd))
-	if len(out) == 0 && tr.noOutputReply != "" {
-		out = []byte(tr.noOutputReply)
+	if len(out) == 0 && b.NoOutputReply != "" {
+		out = []byte(b.NoOutputReply)
 	}
-	id := c.replyID(p.ID)
-	switch {
-	case tr.rustConsole && isSay(cmd):
+	if b.RustConsole && isSay(cmd) {
 		c.add(-1, rcon.TypeResponseValue, c.text(string(out)))
-	case tr.vanillaSplit:
-		for _, body := range vanillaFragments(out) {
+	} else {
+		c.output(c.replyID(p.ID), out)
+	}
+	if b.RustConsole {
+		c.add(-1, rcon.TypeResponseValue, nil)
+	}
+}
+
+// output queues the packets of out, the output of a command answered
+// with id, split as the behaviour splits.
+func (c *Conn) output(id int32, out []byte) {
+	b := c.b
+	switch {
+	case b.VanillaSplit:
+		for _, body := range VanillaFragments(out) {
 			c.add(id, rcon.TypeResponseValue, body)
 		}
-	case tr.cutAnywhere:
-		for len(out) > tr.splitBytes {
-			c.add(id, rcon.TypeResponseValue, out[:tr.splitBytes])
-			out = out[tr.splitBytes:]
+	case b.CutAnywhere:
+		for len(out) > b.SplitBytes {
+			c.add(id, rcon.TypeResponseValue, out[:b.SplitBytes])
+			out = out[b.SplitBytes:]
 		}
 		c.add(id, rcon.TypeResponseValue, out)
-	case tr.splitBytes > 0:
-		sp := rcon.NewSplitter(rcon.DialectSource, tr.splitBytes, func(body []byte) error {
+	case b.SplitBytes > 0:
+		sp := rcon.NewSplitter(rcon.DialectSource, b.SplitBytes, func(body []byte) error {
 			c.add(id, rcon.TypeResponseValue, body)
 			return nil
 		})
@@ -476,16 +593,13 @@ func (c *conn) command(p rcon.Packet) {
 	default:
 		c.add(id, rcon.TypeResponseValue, c.text(string(out)))
 	}
-	if tr.rustConsole {
-		c.add(-1, rcon.TypeResponseValue, nil)
-	}
 }
 
 // text encodes s as the connection sends text: UTF-8, or for legacy Rust
 // before the client asked for UTF-8, each UTF-16 unit cut to its low
 // byte.
-func (c *conn) text(s string) []byte {
-	if !c.tr.lowBytes || c.utf8 {
+func (c *Conn) text(s string) []byte {
+	if !c.b.LowBytes || c.utf8 {
 		return []byte(s)
 	}
 	units := utf16.Encode([]rune(s))
@@ -502,7 +616,7 @@ func isSay(cmd []byte) bool {
 }
 
 // run collects the handler's output.
-func (c *conn) run(cmd string) []byte {
+func (c *Conn) run(cmd string) []byte {
 	w := &bufferWriter{remote: c.remote}
 	var h rcon.Handler = &SimHandler{}
 	if c.srv.Handler != nil {
@@ -513,7 +627,7 @@ func (c *conn) run(cmd string) []byte {
 }
 
 // flush writes the pending answers, applying the faults.
-func (c *conn) flush() bool {
+func (c *Conn) flush() bool {
 	b := c.pending
 	c.pending = c.pending[:0]
 	if len(b) == 0 {
@@ -545,10 +659,12 @@ func (c *conn) flush() bool {
 	return true
 }
 
-// vanillaFragments cuts out as vanilla Minecraft does: into strings of
-// 4096 UTF-16 units, each encoded as UTF-8, a lone surrogate becoming
-// '?'. Empty output is one empty fragment.
-func vanillaFragments(out []byte) [][]byte {
+// VanillaFragments cuts out as vanilla Minecraft does: into strings of
+// 4096 UTF-16 units, each encoded as UTF-8, a lone surrogate (half of a
+// pair the cut went through) becoming '?'. Empty output is one empty
+// fragment. Joined, they are what a client gets of out from the Minecraft
+// profile.
+func VanillaFragments(out []byte) [][]byte {
 	units := utf16.Encode([]rune(string(out)))
 	frags := [][]byte{}
 	for len(units) > 0 || len(frags) == 0 {
