@@ -9,10 +9,11 @@
 // sockets: each server's challenge and the network's round-trip time carry
 // over from one run to the next, so that a poller asking 10,000 servers
 // every 30 seconds asks each one's sections at once. [Scanner.Run] takes
-// values too, on sockets of its own. Each hands every [Result] to a
+// values too, on sockets of its own. Each hands every [Outcome] to a
 // callback as soon as it is complete: the target, its [Status], and the
 // answers as a [result.Result], the protocol-neutral result with its
-// summary, errors and JSON encoding. A few UDP sockets
+// summary, errors and JSON encoding. A few UDP sockets (each an
+// internal/udpclient transport, the one a2s.Client and ogp.Client run on)
 // serve every query; replies are demultiplexed by their source address, so
 // the number of sockets does not grow with the number of servers.
 //
@@ -40,16 +41,22 @@
 // default, for the whole host), so in a fast scan of many closed ports
 // some look silent, and end at their Deadline.
 //
-// # A2S
+// # Protocols
 //
-// Each server's A2S conversation is an [a2s.Conversation], the state
-// machine a2s.Client runs too: the first section asked for (A2S_INFO,
-// A2S_PLAYER or A2S_RULES) goes out alone and earns the server's
-// S2C_CHALLENGE; then the sections left are asked all at once with that
-// challenge (one at a time with HostInterval), each with its own retries.
-// Split replies are reassembled, several at once. The conversation is
-// described in the a2s package; nothing in this package reads an A2S
-// reply.
+// What to ask is a protocol.Query ([Scanner.Query], or a [Target]'s own),
+// from the registry in package protocol; one scan, or one Session, may
+// mix protocols. Each server of a UDP protocol is a conversation, the
+// sans-IO state machine its package's client runs too (a2s.Conversation,
+// ogp.Conversation), driven datagram by datagram on the shared sockets
+// with the flow control above. An A2S conversation asks its first section
+// (A2S_INFO, A2S_PLAYER or A2S_RULES) alone, earning the server's
+// S2C_CHALLENGE, then the sections left all at once with that challenge
+// (one at a time with HostInterval), each with its own retries; an OGP
+// conversation sends its one Default Query, again with a new challenge
+// after an error 3 answer. Split replies are reassembled, several at once.
+// Nothing in this package reads a reply. A server of a TCP or HTTP
+// protocol is asked with its query's blocking Do on a goroutine of its
+// own, one of Connections at once.
 //
 // # Cancellation
 //

@@ -1,7 +1,7 @@
 package scan
 
 import (
-	"errors"
+	"cmp"
 	"fmt"
 	"net"
 	"net/netip"
@@ -9,22 +9,19 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gsq-project/gsq/a2s"
-	"github.com/gsq-project/gsq/internal/udpio"
+	"github.com/gsq-project/gsq/internal/udpclient"
+	"github.com/gsq-project/gsq/protocol"
 )
 
-// Socket I/O: each socket's reader takes up to recvBatch datagrams per
-// read (recvmmsg on Linux), and the requests its flights send in response
-// go out together (sendmmsg) once the batch is digested.
+// Socket I/O: each transport's read loop takes up to recvBatch datagrams
+// per read (recvmmsg on Linux), and the requests its flights send in
+// response go out together (sendmmsg) once the batch is digested.
 const (
-	recvBatch  = 32      // datagrams per read
-	sendBatch  = 64      // requests per sendmmsg
-	sendBytes  = 64      // room for one batched request (A2S requests are 9 to 29 bytes)
-	maxDgram   = 1 << 16 // a whole UDP datagram
-	feedBuffer = 16      // targets taken ahead of the dispatcher
+	recvBatch  = 32 // datagrams per read
+	feedBuffer = 16 // targets taken ahead of the dispatcher
 )
 
-// maxUnemitted is how many results may wait for emit before new targets
+// maxUnemitted is how many outcomes may wait for emit before new targets
 // wait.
 const maxUnemitted = 64
 
@@ -32,20 +29,20 @@ const maxUnemitted = 64
 // the flights in the air, the politeness bookkeeping, the challenges and
 // round-trip estimates learned.
 type engine struct {
-	proto    Protocol
-	query    a2s.Query     // the template of every A2S conversation
-	deadline time.Duration // per server; negative: none
+	query    protocol.Query // the Scanner's, for targets with none
+	retries  int            // resends per request; negative: none
+	deadline time.Duration  // per server; negative: none
 	debug    func(dir string, addr netip.AddrPort, b []byte)
 	interval time.Duration
 	maxPerIP int
-	slots    int // Concurrency
+	slots    int           // Concurrency
+	conns    chan struct{} // one per TCP or HTTP query in flight
 	resolver *net.Resolver
 	pacer    *pacer // nil when sends are not paced
 	rtt      rttEstimator
 	socks    []*socket // all of them
 	socks4   []*socket
-	sock6    *socket         // nil without IPv6
-	blocking blockingSession // the client of a blocking protocol (OGP)
+	sock6    *socket // nil without IPv6
 
 	// New targets wait while the scan is behind: a socket's last read
 	// filled its batch (behind counts those sockets). Starting more would
@@ -62,65 +59,53 @@ type engine struct {
 	sweepAt int                          // size of recent that triggers a sweep
 
 	chalMu  sync.Mutex
-	chals   map[netip.AddrPort]uint32 // nil: no cache
+	chals   map[string]*udpclient.Challenges // by protocol; nil: no cache
 	chalMax int
 
-	stray     atomic.Int64
 	closeOnce sync.Once
 }
 
-// socket is one shared UDP socket and the flights whose replies it
-// receives, keyed by server address. A server always goes to the same
-// socket, so that a second target naming it waits for the first.
+// socket is one shared UDP transport and the flights of its servers,
+// keyed by address. A server always goes to the same socket, so that a
+// second target naming it waits for the first.
 type socket struct {
-	conn   *net.UDPConn
-	reader *udpio.Reader
-	out    *udpio.Writer // the reader's sends
-	failed []sendFailure // what out could not send, for the reader to handle
-	done   chan struct{} // closed when the reader has returned
-	behind bool          // the reader's last read filled its batch
+	t      *udpclient.Transport
+	behind bool // the read loop's last read filled its batch
 
 	mu      sync.Mutex
 	flights map[netip.AddrPort]*flight
 	waiting map[netip.AddrPort][]*flight // targets naming a server in flight
 }
 
-// sendFailure is a datagram the kernel refused.
-type sendFailure struct {
-	to  netip.AddrPort
-	err error
-}
-
 func (s *Scanner) open(cache bool) (*engine, error) {
 	e := &engine{
-		proto:    s.Protocol,
+		query:    s.Query,
 		interval: s.HostInterval,
 		maxPerIP: s.MaxPerIP,
-		slots:    orDefault(s.Concurrency, DefaultConcurrency),
-		resolver: s.Resolver,
+		slots:    cmp.Or(max(s.Concurrency, 0), DefaultConcurrency),
+		conns:    make(chan struct{}, cmp.Or(max(s.Connections, 0), DefaultConnections)),
+		resolver: cmp.Or(s.Resolver, net.DefaultResolver),
 		debug:    s.Debug,
 		perIP:    map[netip.Addr]int{},
 		ipWait:   map[netip.Addr][]*flight{},
 		recent:   map[netip.AddrPort]time.Time{},
 		caughtUp: make(chan struct{}),
 	}
-	if e.proto == nil {
-		e.proto = A2S{}
+	if e.query == nil {
+		q, err := protocol.Default.Prepare(protocol.Settings{})
+		if err != nil {
+			return nil, fmt.Errorf("scan: %w", err)
+		}
+		e.query = q
 	}
-	if e.resolver == nil {
-		e.resolver = net.DefaultResolver
-	}
-	retries := s.Retries
+	e.retries = s.Retries
 	switch {
-	case retries == 0:
-		retries = DefaultRetries
-	case retries < 0:
-		retries = 0
+	case e.retries == 0:
+		e.retries = DefaultRetries
+	case e.retries < 0:
+		e.retries = -1
 	}
-	rate := s.Rate
-	if rate == 0 {
-		rate = DefaultRate
-	}
+	rate := cmp.Or(s.Rate, DefaultRate)
 	if rate > 0 {
 		burst := s.Burst
 		if burst <= 0 {
@@ -128,54 +113,36 @@ func (s *Scanner) open(cache bool) (*engine, error) {
 		}
 		e.pacer = newPacer(rate, burst)
 	}
-	e.rtt.max = orDefault(s.Timeout, DefaultTimeout)
-	e.rtt.min = min(orDefault(s.MinTimeout, DefaultMinTimeout), e.rtt.max)
+	e.rtt.max = cmp.Or(max(s.Timeout, 0), DefaultTimeout)
+	e.rtt.min = min(cmp.Or(max(s.MinTimeout, 0), DefaultMinTimeout), e.rtt.max)
 	e.rtt.initial = min(e.rtt.max, max(e.rtt.min, 250*time.Millisecond))
 	if cache && s.ChallengeCache >= 0 {
-		e.chals = map[netip.AddrPort]uint32{}
-		e.chalMax = orDefault(s.ChallengeCache, DefaultChallengeCache)
+		e.chals = map[string]*udpclient.Challenges{}
+		e.chalMax = cmp.Or(max(s.ChallengeCache, 0), DefaultChallengeCache)
 	}
-	e.deadline = s.Deadline
-	if e.deadline == 0 {
-		e.deadline = DefaultDeadline
-	}
-	if p, ok := e.proto.(A2S); ok {
-		e.query = p.query(retries, e.deadline, e.interval > 0)
-	}
+	e.deadline = cmp.Or(s.Deadline, DefaultDeadline)
 
 	// IPv4 sockets for IPv4 servers (cheaper than v4-mapped addresses on
 	// a dual-stack socket), and one IPv6 socket, if the host has IPv6.
-	bufSize := orDefault(s.SocketBuffer, DefaultSocketBuffer)
-	for i := range orDefault(s.Sockets, DefaultSockets) + 1 {
+	bufSize := cmp.Or(max(s.SocketBuffer, 0), DefaultSocketBuffer)
+	for i := range cmp.Or(max(s.Sockets, 0), DefaultSockets) + 1 {
 		network := "udp4"
 		if i == 0 {
 			network = "udp6"
 		}
-		conn, err := net.ListenUDP(network, nil)
+		sk := &socket{flights: map[netip.AddrPort]*flight{}, waiting: map[netip.AddrPort][]*flight{}}
+		t, err := udpclient.Open(udpclient.Config{
+			Network: network, ReadBuffer: bufSize, WriteBuffer: bufSize, ReadBatch: recvBatch,
+			Name: "scan", Debug: s.Debug, Backlog: func(behind bool) { e.setBehind(sk, behind) },
+		})
 		if err != nil {
 			if i == 0 {
 				continue // no IPv6: IPv6 servers fail with errNoIPv6
 			}
 			e.close()
-			return nil, fmt.Errorf("scan: %w", err)
+			return nil, err
 		}
-		// Best effort: the kernel caps the size, and a smaller buffer
-		// only means more loss under load.
-		_ = conn.SetReadBuffer(bufSize)
-		_ = conn.SetWriteBuffer(bufSize)
-		sk := &socket{
-			conn:    conn,
-			reader:  udpio.NewReader(conn, maxDgram, recvBatch),
-			out:     udpio.NewWriter(conn, sendBatch, sendBytes),
-			done:    make(chan struct{}),
-			flights: map[netip.AddrPort]*flight{},
-			waiting: map[netip.AddrPort][]*flight{},
-		}
-		sk.reader.EnableReports() // a closed port is known after one datagram (Linux)
-		sk.reader.Idle = func() { e.setBehind(sk, false) }
-		if sk.out != nil {
-			sk.out.Failed = func(to netip.AddrPort, err error) { sk.failed = append(sk.failed, sendFailure{to, err}) }
-		}
+		sk.t = t
 		e.socks = append(e.socks, sk)
 		if i == 0 {
 			e.sock6 = sk
@@ -183,36 +150,27 @@ func (s *Scanner) open(cache bool) (*engine, error) {
 			e.socks4 = append(e.socks4, sk)
 		}
 	}
-	for _, sk := range e.socks {
-		go e.read(sk)
-	}
-	if bp, ok := e.proto.(blockingProtocol); ok {
-		e.blocking = bp.session(e.rtt.max, retries, bufSize, s.Debug)
-	}
 	return e, nil
 }
 
-func orDefault[T int | time.Duration](v, def T) T {
-	if v <= 0 {
-		return def
-	}
-	return v
-}
-
-// close closes the sockets and waits for their readers.
+// close closes the sockets and waits for their read loops.
 func (e *engine) close() error {
 	e.closeOnce.Do(func() {
 		for _, sk := range e.socks {
-			sk.conn.Close()
-		}
-		for _, sk := range e.socks {
-			<-sk.done
-		}
-		if e.blocking != nil {
-			e.blocking.close()
+			sk.t.Close()
 		}
 	})
 	return nil
+}
+
+// stray is how many datagrams the sockets received from no server in
+// flight.
+func (e *engine) stray() int64 {
+	var n int64
+	for _, sk := range e.socks {
+		n += sk.t.Stray()
+	}
+	return n
 }
 
 // socketFor is the socket of the server at addr.
@@ -226,8 +184,8 @@ func (e *engine) socketFor(addr netip.AddrPort) *socket {
 	return e.socks4[(h>>16)%uint32(len(e.socks4))]
 }
 
-// setBehind records whether sk's reader is behind: its last read filled
-// the batch. Only sk's reader calls it.
+// setBehind records whether sk's read loop is behind: its last read
+// filled the batch. Only sk's read loop calls it.
 func (e *engine) setBehind(sk *socket, behind bool) {
 	if sk.behind == behind {
 		return
@@ -252,94 +210,18 @@ func (e *engine) caughtUpChan() <-chan struct{} {
 	return e.caughtUp
 }
 
-// challenge returns the challenge kept for addr.
-func (e *engine) challenge(addr netip.AddrPort) (uint32, bool) {
+// challenges returns the challenge cache of the protocol named name, nil
+// when the engine keeps none.
+func (e *engine) challenges(name string) *udpclient.Challenges {
 	if e.chals == nil {
-		return 0, false
+		return nil
 	}
 	e.chalMu.Lock()
 	defer e.chalMu.Unlock()
-	c, ok := e.chals[addr]
-	return c, ok
-}
-
-// keepChallenge remembers addr's challenge for the next scan.
-func (e *engine) keepChallenge(addr netip.AddrPort, c uint32) {
-	if e.chals == nil {
-		return
+	c := e.chals[name]
+	if c == nil {
+		c = udpclient.NewChallenges(e.chalMax)
+		e.chals[name] = c
 	}
-	e.chalMu.Lock()
-	defer e.chalMu.Unlock()
-	if _, ok := e.chals[addr]; !ok && len(e.chals) >= e.chalMax {
-		for k := range e.chals { // evict an arbitrary entry
-			delete(e.chals, k)
-			break
-		}
-	}
-	e.chals[addr] = c
-}
-
-// read receives the socket's datagrams, a batch at a time, and hands each
-// to its flight, and the ICMP errors the socket reports.
-func (e *engine) read(sk *socket) {
-	defer close(sk.done)
-	defer sk.reader.Close()
-	for failures := 0; ; {
-		n, err := sk.reader.Read()
-		if err != nil {
-			e.setBehind(sk, false)
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			if failures++; failures >= maxReadErrors {
-				return // the flights of this socket end by their timers
-			}
-			continue
-		}
-		failures = 0
-		e.setBehind(sk, n == recvBatch)
-		now := time.Now()
-		for _, rep := range sk.reader.Reports() {
-			if f := sk.lookup(rep.Addr); f != nil {
-				f.unreachable(rep.Err)
-			}
-		}
-		for i := range n {
-			from, b := sk.reader.Datagram(i)
-			if e.debug != nil {
-				e.debug("recv", from, b)
-			}
-			f := sk.lookup(from)
-			if f == nil {
-				e.stray.Add(1)
-				continue
-			}
-			f.handle(b, now, sk.out)
-		}
-		sk.out.Flush()
-		sk.failed = failFlights(sk, sk.failed)
-	}
-}
-
-// maxReadErrors is how many read errors in a row (other than a closed
-// socket) end a socket's reader.
-const maxReadErrors = 16
-
-// lookup returns the flight of the server at addr.
-func (sk *socket) lookup(addr netip.AddrPort) *flight {
-	sk.mu.Lock()
-	f := sk.flights[addr]
-	sk.mu.Unlock()
-	return f
-}
-
-// failFlights ends the flights whose datagrams the kernel refused, and
-// returns the emptied list.
-func failFlights(sk *socket, failed []sendFailure) []sendFailure {
-	for _, sf := range failed {
-		if f := sk.lookup(sf.to); f != nil {
-			f.sendFailed(sf.err)
-		}
-	}
-	return failed[:0]
+	return c
 }

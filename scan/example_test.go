@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gsq-project/gsq/a2s/a2stest"
+	"github.com/gsq-project/gsq/protocol"
+	"github.com/gsq-project/gsq/result"
 	"github.com/gsq-project/gsq/scan"
 )
 
@@ -16,7 +19,8 @@ func Example() {
 	srv := a2stest.NewServer(a2stest.Profile{}) // a fake Source server on a loopback port
 	defer srv.Close()
 
-	s := &scan.Scanner{}
+	// Patient (no resend on a busy machine), so that the count below holds.
+	s := &scan.Scanner{Timeout: 5 * time.Second, MinTimeout: 5 * time.Second}
 	session, err := s.Open()
 	if err != nil {
 		fmt.Println(err)
@@ -26,10 +30,10 @@ func Example() {
 
 	targets := []scan.Target{{Addr: srv.Addr(), Input: "my-server"}}
 	for range 2 {
-		sum, err := session.Run(context.Background(), slices.Values(targets), func(r *scan.Result) {
+		sum, err := session.Run(context.Background(), slices.Values(targets), func(r *scan.Outcome) {
 			// r.Result is the protocol-neutral result.Result, the one
 			// gsq scan prints with r.Result.AppendJSON.
-			s, a := r.Result.Summary, r.Result.A2S
+			s, a := r.Result.Summary, r.Result.Detail.(*result.A2S)
 			fmt.Printf("%s: %s, %q on %s, %d players, %d rules\n",
 				r.Result.Target, r.Status, *s.Name, *s.Map, *s.Players, len(a.Rules.List))
 		})
@@ -53,11 +57,11 @@ func ExampleScanner_Scan() {
 	defer srv.Close()
 
 	list := "# my servers\n" + srv.Addr().String() + "\nnot a server:x\n"
-	s := &scan.Scanner{Protocol: scan.A2S{Info: true}}
-	sum, err := s.Scan(context.Background(), strings.NewReader(list), func(r *scan.Result) {
+	s := &scan.Scanner{Query: protocol.A2S.MustPrepare(protocol.Settings{Sections: []result.Section{result.SectionInfo}})}
+	sum, err := s.Scan(context.Background(), strings.NewReader(list), func(r *scan.Outcome) {
 		switch r.Status {
 		case scan.StatusAnswered:
-			fmt.Printf("line %d: %s\n", r.Target.Line, r.Result.A2S.Info.Name)
+			fmt.Printf("line %d: %s\n", r.Target.Line, r.Result.Detail.(*result.A2S).Info.Name)
 		default:
 			fmt.Printf("line %d: %s\n", r.Target.Line, r.Status)
 		}

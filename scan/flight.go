@@ -9,22 +9,26 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gsq-project/gsq/a2s"
-	"github.com/gsq-project/gsq/internal/udpio"
+	"github.com/gsq-project/gsq/internal/udpclient"
+	"github.com/gsq-project/gsq/protocol"
 	"github.com/gsq-project/gsq/result"
 )
 
-// flight is one target being queried. An A2S flight drives an
-// a2s.Conversation datagram by datagram on the engine's shared sockets:
+// flight is one target being queried. A flight of a UDP protocol drives
+// its conversation datagram by datagram on the engine's shared sockets:
 // it sends the requests the conversation has ready (as pacing and
-// HostInterval allow), feeds it the server's datagrams and ICMP errors,
-// and keeps one timer armed for the conversation's next timeout. An OGP
-// flight runs its query on the engine's ogp.Client in a goroutine.
+// HostInterval allow), is handed the server's datagrams and ICMP errors
+// by the socket's transport (it is the server's udpclient.Peer), and
+// keeps one timer armed for the conversation's next timeout. A flight of
+// a TCP or HTTP protocol runs its query's Do on a goroutine, holding one
+// of the engine's connections.
 type flight struct {
-	r    *run
-	res  Result
-	addr netip.AddrPort // the address queried, once known
-	sock *socket
+	r     *run
+	res   Outcome
+	query protocol.Query
+	addr  netip.AddrPort // the address queried, once known
+	sock  *socket
+	link  udpclient.Link
 	// ipCounted is set while the flight holds one of its IP address's
 	// MaxPerIP places; guarded by the engine's mu.
 	ipCounted bool
@@ -32,27 +36,32 @@ type flight struct {
 	// against the Deadline.
 	resolving time.Duration
 
-	mu       sync.Mutex
-	conv     a2s.Conversation
-	query    a2s.Query
-	timer    *time.Timer
-	armed    time.Time // when the timer is due; zero when it is not armed
-	nextSend time.Time // HostInterval spacing
-	buf      []byte    // the request being sent; reqBuf unless it grew (PadInfo)
-	reqBuf   [32]byte  // room for every request but a padded A2S_INFO
-	launched bool
-	done     bool
-	canceled bool
-	sampled  bool // the round trip was taken (or found not clean)
-	sent     int64
-	resent   int64
-	received int64
+	mu         sync.Mutex
+	conv       protocol.Conversation // a UDP flight's, once launched
+	challenges *udpclient.Challenges // its protocol's, nil when none are kept
+	timer      *time.Timer
+	armed      time.Time // when the timer is due; zero when it is not armed
+	nextSend   time.Time // HostInterval spacing
+	buf        []byte    // the request being sent; reqBuf unless it grew
+	reqBuf     [48]byte  // room for every request but a padded A2S_INFO
+	launched   bool
+	done       bool
+	canceled   bool
+	sampled    bool // the round trip was taken (or found not clean)
+	sent       int64
+	resent     int64
+	received   int64
+	stop       context.CancelFunc // a stream flight's: ends its query
 
 	wait waiter // the flight's place in the pacer's queues
 }
 
 func newFlight(r *run, t Target) *flight {
-	f := &flight{r: r, addr: t.Addr}
+	q := t.Query
+	if q == nil {
+		q = r.e.query
+	}
+	f := &flight{r: r, addr: t.Addr, query: q}
 	f.buf = f.reqBuf[:0]
 	f.wait = waiter{prio: -1, owner: f}
 	input := t.Input
@@ -60,7 +69,7 @@ func newFlight(r *run, t Target) *flight {
 		input = t.String()
 	}
 	f.res.Target = t
-	f.res.Result = result.New(input, t.Addr, r.e.proto.resultProtocol())
+	f.res.Result = q.NewResult(input, t.Addr)
 	return f
 }
 
@@ -73,7 +82,7 @@ func (f *flight) fail(status Status, kind result.Kind, err error) {
 
 // launch starts the conversation with the server. The first requests go
 // into out when it is not nil (the dispatcher's batch).
-func (f *flight) launch(out *udpio.Writer) {
+func (f *flight) launch(out *udpclient.Batch) {
 	e := f.r.e
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -91,31 +100,39 @@ func (f *flight) launch(out *udpio.Writer) {
 		f.nextSend = e.nextSendTo(addr)
 	}
 	now := time.Now()
-	if e.blocking != nil {
+	uq, ok := f.query.(protocol.UDPQuery)
+	if !ok {
 		if e.pacer != nil && !e.pacer.take(now, prioNew) {
 			e.pacer.wait(&f.wait, prioNew)
 			return
 		}
-		go f.converse()
+		f.startStream()
 		return
 	}
-	f.query = e.query
-	f.query.Deadline = f.deadline()
-	f.query.Timeout = e.rtt.timeout()
-	f.query.MaxTimeout = e.rtt.max
-	if s := f.res.Target.Sections; s != 0 {
-		f.query.Sections = s
+	f.challenges = e.challenges(f.query.Protocol().Name)
+	chal, known := f.challenges.Get(addr)
+	f.conv = uq.Start(f.waits(), addr, chal, known)
+	if err := f.sock.t.Attach(&f.link, addr, f); err != nil {
+		f.conv.Fail(err)
 	}
-	chal, known := e.challenge(addr)
-	f.conv.Start(&f.query, addr, chal, known)
 	f.pump(now, out, false)
 	f.settle(now)
+}
+
+// waits are what the flight's conversation waits: the adaptive timeout,
+// capped by the Scanner's, its retries and what is left of its Deadline.
+func (f *flight) waits() protocol.Waits {
+	e := f.r.e
+	return protocol.Waits{
+		Timeout: e.rtt.timeout(), MaxTimeout: e.rtt.max, Retries: e.retries,
+		Deadline: f.deadline(), Serial: e.interval > 0,
+	}
 }
 
 // pump sends the requests the conversation has ready, as far as pacing
 // and HostInterval allow; granted is set when the pacer has granted the
 // first send already. Requests go into out when it is not nil.
-func (f *flight) pump(now time.Time, out *udpio.Writer, granted bool) {
+func (f *flight) pump(now time.Time, out *udpclient.Batch, granted bool) {
 	e := f.r.e
 	for !f.conv.Done() && f.conv.Pending() {
 		if e.interval > 0 && now.Before(f.nextSend) {
@@ -147,7 +164,7 @@ func (f *flight) priority() int8 {
 }
 
 // transmit sends the conversation's next request.
-func (f *flight) transmit(now time.Time, out *udpio.Writer) {
+func (f *flight) transmit(now time.Time, out *udpclient.Batch) {
 	e := f.r.e
 	resend := f.conv.Resending()
 	b, ok := f.conv.AppendRequest(f.buf[:0], now)
@@ -159,16 +176,15 @@ func (f *flight) transmit(now time.Time, out *udpio.Writer) {
 	if resend {
 		f.resent++
 	}
-	addr := f.addr
-	if e.debug != nil {
-		e.debug("send", addr, b)
-	}
-	if e.interval == 0 && out.Add(b, addr) {
-		return // a failed batched send comes back through the writer
-	}
-	err := udpio.WriteTo(f.sock.conn, b, addr)
-	if e.interval > 0 {
-		f.nextSend = time.Now().Add(e.interval) // from the datagram's departure
+	var err error
+	switch {
+	case e.interval == 0 && out != nil:
+		err = out.Send(b, f.addr) // a failed batched send comes back through the transport
+	default:
+		err = f.sock.t.Send(b, f.addr)
+		if e.interval > 0 {
+			f.nextSend = time.Now().Add(e.interval) // from the datagram's departure
+		}
 	}
 	if err != nil && !errors.Is(err, net.ErrClosed) {
 		f.conv.Fail(err)
@@ -213,28 +229,29 @@ func (f *flight) onTimer() {
 	f.settle(now)
 }
 
-// paced sends the request the pacer granted a slot to.
+// paced sends the request the pacer granted a slot to, or starts a
+// stream flight's query.
 func (f *flight) paced(now time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.done {
 		return
 	}
-	if f.r.e.blocking != nil {
-		go f.converse()
+	if f.conv == nil {
+		f.startStream()
 		return
 	}
 	f.pump(now, nil, true)
 	f.settle(now)
 }
 
-// handle digests a datagram from the server; the requests it makes ready
-// go into out.
-func (f *flight) handle(b []byte, now time.Time, out *udpio.Writer) {
+// HandleDatagram digests a datagram from the server, on the socket's
+// read loop; the requests it makes ready go into out.
+func (f *flight) HandleDatagram(_ netip.AddrPort, b []byte, now time.Time, out *udpclient.Batch) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.done || !f.launched || f.r.e.blocking != nil {
-		return // an OGP server's replies go to the ogp.Client's socket
+	if f.done {
+		return
 	}
 	f.received++
 	f.conv.Receive(b, now)
@@ -248,24 +265,24 @@ func (f *flight) handle(b []byte, now time.Time, out *udpio.Writer) {
 	f.settle(now)
 }
 
-// unreachable ends the flight after the network reported its server
+// HandleUnreachable ends the flight after the network reported its server
 // unreachable.
-func (f *flight) unreachable(err error) {
+func (f *flight) HandleUnreachable(_ netip.AddrPort, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.done || !f.launched || f.r.e.blocking != nil {
+	if f.done {
 		return
 	}
 	f.conv.Unreachable(err)
 	f.settle(time.Now())
 }
 
-// sendFailed ends the flight after the kernel refused one of its
+// HandleSendError ends the flight after the kernel refused one of its
 // datagrams.
-func (f *flight) sendFailed(err error) {
+func (f *flight) HandleSendError(_ netip.AddrPort, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.done || !f.launched || f.r.e.blocking != nil {
+	if f.done {
 		return
 	}
 	f.conv.Fail(err)
@@ -280,51 +297,64 @@ func (f *flight) cancel(err error) {
 		return
 	}
 	f.canceled = true
-	if f.launched && f.r.e.blocking == nil {
+	switch {
+	case f.conv != nil:
 		f.conv.Fail(err)
+	case f.stop != nil:
+		f.stop() // the query ends, and reports its own result
+		return
 	}
 	f.finish()
 }
 
-// converse runs an OGP query, once HostInterval allows.
-func (f *flight) converse() {
-	r := f.r
+// startStream starts a TCP or HTTP flight's query, once HostInterval and
+// a connection allow; f.mu is held.
+func (f *flight) startStream() {
+	ctx, stop := context.WithCancel(f.r.ctx)
+	f.stop = stop
+	go f.converse(ctx)
+}
+
+// converse runs a TCP or HTTP query.
+func (f *flight) converse(ctx context.Context) {
+	e := f.r.e
+	defer f.stop()
 	if wait := time.Until(f.nextSend); wait > 0 {
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
-		case <-r.ctx.Done():
+		case <-ctx.Done():
 			t.Stop()
-			f.cancel(r.ctx.Err())
-			return
 		}
 	}
-	ctx := r.ctx
+	select {
+	case e.conns <- struct{}{}:
+		defer func() { <-e.conns }()
+	case <-ctx.Done():
+	}
 	if d := f.deadline(); d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	f.mu.Lock()
-	if f.done {
-		f.mu.Unlock()
-		return
+	// The answer goes into a result of its own: the flight's is handed
+	// on when it ends.
+	answer := f.query.NewResult(f.res.Result.Target, f.addr)
+	asked := ctx.Err() == nil
+	if asked {
+		f.query.(protocol.StreamQuery).Do(protocol.WithResolver(ctx, e.resolver), f.addr, f.waits(), answer)
 	}
-	f.mu.Unlock()
-	// The answer goes into a result of its own: a flight canceled
-	// meanwhile has handed its result on.
-	answer := result.New(f.res.Result.Target, f.addr, f.res.Result.Protocol)
-	status, stats := r.e.blocking.query(ctx, f.addr, answer)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.done {
 		return
 	}
-	f.sent, f.resent = int64(stats.Sent), int64(stats.Resent)
-	f.nextSend = time.Now().Add(r.e.interval)
-	f.res.Status = status
+	if asked {
+		f.sent++ // a connection, or a request
+	}
+	f.nextSend = time.Now().Add(e.interval)
 	f.res.Result = answer
-	f.canceled = r.ctx.Err() != nil
+	f.canceled = f.canceled || f.r.ctx.Err() != nil
 	f.finish()
 }
 
@@ -338,7 +368,7 @@ func (f *flight) deadline() time.Duration {
 	return d
 }
 
-// finish ends the flight and hands its result on; f.mu is held.
+// finish ends the flight and hands its outcome on; f.mu is held.
 func (f *flight) finish() {
 	f.done = true
 	r, e := f.r, f.r.e
@@ -348,18 +378,20 @@ func (f *flight) finish() {
 	if e.pacer != nil {
 		e.pacer.remove(&f.wait)
 	}
-	if f.launched && e.blocking == nil {
-		res := f.conv.Result()
-		f.res.Result.SetA2S(res)
-		f.res.Status = a2sStatus(res, f.query.Sections)
+	if f.conv != nil {
+		f.sock.t.Detach(&f.link)
+		f.query.(protocol.UDPQuery).Record(f.conv, f.res.Result)
 		if c, ok := f.conv.Challenge(); ok {
-			e.keepChallenge(f.addr, c)
+			f.challenges.Put(f.addr, c)
 		}
+	}
+	if f.launched {
+		f.res.Status = status(f.res.Result, f.query.Sections())
 	}
 	if f.canceled {
 		f.res.Status = StatusCanceled
 		if rr := f.res.Result; rr.Err == nil && len(rr.Errors) == 0 {
-			// Not asked yet, or an OGP query cut short: no section says so.
+			// Not asked yet, or a query cut short: no section says so.
 			when := "before it was queried"
 			if f.launched {
 				when = "before it answered"
@@ -373,4 +405,43 @@ func (f *flight) finish() {
 	r.received.Add(f.received)
 	e.release(f)
 	r.deliver(&f.res)
+}
+
+// status classifies r, the result of a query that asked sections. A
+// result that failed as a whole, with no section saying why, is
+// classified by its error.
+func status(r *result.Result, asked []result.Section) Status {
+	if r.Err != nil && len(r.Errors) == 0 {
+		switch r.Err.Kind {
+		case result.KindTimeout:
+			return StatusTimedOut
+		case result.KindUnreachable:
+			return StatusUnreachable
+		}
+		return StatusFailed
+	}
+	var ok, timeouts, unreachable, failures int
+	for _, s := range asked {
+		switch e := r.SectionErr(s); {
+		case e == nil:
+			ok++
+		case e.Kind == result.KindUnreachable:
+			unreachable++
+		case e.Kind == result.KindTimeout:
+			timeouts++
+		default:
+			failures++
+		}
+	}
+	switch {
+	case failures+timeouts+unreachable == 0:
+		return StatusAnswered
+	case ok > 0:
+		return StatusPartial
+	case unreachable > 0:
+		return StatusUnreachable
+	case failures == 0:
+		return StatusTimedOut
+	}
+	return StatusFailed
 }

@@ -40,13 +40,13 @@ func TestScanOGP(t *testing.T) {
 	want[silent.LocalAddr().String()] = StatusTimedOut
 	list.WriteString("127.0.0.1\n") // OGP has no default port
 
-	s := &Scanner{Protocol: OGP{Dialect: ogp.V091}, Timeout: 300 * time.Millisecond, Retries: 1}
+	s := &Scanner{Query: ogpQuery(ogp.V091), Timeout: 300 * time.Millisecond, Retries: 1}
 	got, sum := collect(t, s, strings.NewReader(list.String()))
 	if sum.Targets != len(want)+1 || sum.Failed != 4 || sum.TimedOut != 1 {
 		t.Errorf("summary %+v", sum)
 	}
 	for addr, st := range want {
-		var r *Result
+		var r *Outcome
 		for a, res := range got {
 			if a.String() == addr {
 				r = res
@@ -55,12 +55,12 @@ func TestScanOGP(t *testing.T) {
 		if r == nil {
 			t.Fatalf("no result for %s", addr)
 		}
-		if r.Status != st || r.Result.OGP == nil {
-			t.Errorf("%s: status %v, want %v (%+v)", addr, r.Status, st, r.Result.OGP)
+		if r.Status != st || ogpOf(r) == nil {
+			t.Errorf("%s: status %v, want %v (%+v)", addr, r.Status, st, ogpOf(r))
 			continue
 		}
-		if st == StatusAnswered && (r.Result.OGP.Answer == nil || len(r.Result.OGP.Answer.Players.Players) == 0) {
-			t.Errorf("%s: answer %+v", addr, r.Result.OGP.Answer)
+		if st == StatusAnswered && (ogpOf(r).Answer == nil || len(ogpOf(r).Answer.Players.Players) == 0) {
+			t.Errorf("%s: answer %+v", addr, ogpOf(r).Answer)
 		}
 	}
 }
@@ -72,18 +72,18 @@ func TestScanOGPFleet(t *testing.T) {
 	f := startFleet(t, sim.FleetConfig{N: 300, Challenge: true})
 	// Patient: under the race detector on a busy machine, an answer may
 	// take seconds.
-	s := &Scanner{Protocol: OGP{}, Concurrency: 300, Timeout: 5 * time.Second, Deadline: -1}
+	s := &Scanner{Query: ogpQuery(ogp.V091), Concurrency: 300, Timeout: 5 * time.Second, MinTimeout: 5 * time.Second, Deadline: -1}
 	got, sum := collect(t, s, strings.NewReader(fleetTargets(f)))
 	if sum.Answered != f.Len() {
 		t.Errorf("summary %+v, want all %d answered", sum, f.Len())
 	}
 	for i := range f.Len() {
 		r := got[f.Addr(i)]
-		if r == nil || r.Result.OGP == nil || r.Result.OGP.Answer == nil {
+		if r == nil || ogpOf(r) == nil || ogpOf(r).Answer == nil {
 			t.Fatalf("server %d: %+v", i, r)
 		}
 		want := sim.FleetContent(i)
-		if a := r.Result.OGP.Answer; string(a.Info.HostName) != want.Name || len(a.Rules) != len(want.Rules) {
+		if a := ogpOf(r).Answer; string(a.Info.HostName) != want.Name || len(a.Rules) != len(want.Rules) {
 			t.Errorf("server %d: %q with %d rules, want %q with %d", i, a.Info.HostName, len(a.Rules), want.Name, len(want.Rules))
 		}
 	}
@@ -93,7 +93,7 @@ func TestScanOGPCounts(t *testing.T) {
 	t.Parallel()
 	// The summary counts the datagrams OGP queries sent, resends included.
 	list := silentTargets(t, 2)
-	s := &Scanner{Protocol: OGP{}, Timeout: 20 * time.Millisecond, Retries: 2}
+	s := &Scanner{Query: ogpQuery(ogp.V091), Timeout: 20 * time.Millisecond, Retries: 2}
 	_, sum := collect(t, s, strings.NewReader(list))
 	if sum.TimedOut != 2 || sum.Sent != 6 || sum.Resent != 4 {
 		t.Errorf("summary %+v, want 2 timed out, 6 sent, 4 resent", sum)

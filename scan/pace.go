@@ -196,7 +196,7 @@ func (e *rttEstimator) sample(rtt time.Duration) {
 
 // timeout is how long to wait for the answer to a request's first send:
 // the estimate within [min, max]. Each resend waits half as long again
-// (see a2s.Query), up to max; backing off by 1.5 rather than TCP's 2 keeps
+// (see a2s.Options), up to max; backing off by 1.5 rather than TCP's 2 keeps
 // the last retries of a lossy path from dominating a scan's duration.
 func (e *rttEstimator) timeout() time.Duration {
 	e.mu.Lock()

@@ -15,11 +15,12 @@ import (
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/a2stest"
+	"github.com/gsq-project/gsq/internal/testutil"
 	"github.com/gsq-project/gsq/result"
 )
 
 // sectionErr is the error of section s of r, nil when it has none.
-func sectionErr(r *Result, s result.Section) error {
+func sectionErr(r *Outcome, s result.Section) error {
 	if e := r.Result.SectionErr(s); e != nil {
 		return e
 	}
@@ -155,7 +156,7 @@ func challenged(t *testing.T, c uint32) func(int, a2s.Request) [][]byte {
 }
 
 // scanOne scans one server and returns its result and the summary.
-func scanOne(t *testing.T, s *Scanner, addr netip.AddrPort) (*Result, Summary) {
+func scanOne(t *testing.T, s *Scanner, addr netip.AddrPort) (*Outcome, Summary) {
 	t.Helper()
 	got, sum := collect(t, s, strings.NewReader(addr.String()+"\n"))
 	r := got[addr]
@@ -165,9 +166,9 @@ func scanOne(t *testing.T, s *Scanner, addr netip.AddrPort) (*Result, Summary) {
 	return r, sum
 }
 
-func checkAnswered(t *testing.T, r *Result) {
+func checkAnswered(t *testing.T, r *Outcome) {
 	t.Helper()
-	a := r.Result.A2S
+	a := a2sOf(r)
 	if r.Status != StatusAnswered || a == nil {
 		t.Fatalf("status %v, %+v", r.Status, a)
 	}
@@ -260,7 +261,7 @@ func TestScanTooManyChallenges(t *testing.T) {
 		return [][]byte{a2s.AppendChallenge(nil, uint32(n+1))}
 	})
 	s := patient
-	s.Protocol = A2S{Info: true, Players: true, MaxChallenges: 2}
+	s.Query = a2sQuery([]result.Section{result.SectionInfo, result.SectionPlayers}, "max-challenges", "2")
 	r, sum := scanOne(t, &s, srv.addr)
 	if r.Status != StatusFailed || !errors.Is(sectionErr(r, result.SectionInfo), a2s.ErrTooManyChallenges) || !errors.Is(sectionErr(r, result.SectionPlayers), a2s.ErrTooManyChallenges) {
 		t.Fatalf("status %v, info %v, players %v", r.Status, sectionErr(r, result.SectionInfo), sectionErr(r, result.SectionPlayers))
@@ -307,7 +308,7 @@ func TestScanRetriesPerSection(t *testing.T) {
 	})
 	s := &Scanner{Retries: 2, MinTimeout: 100 * time.Millisecond, Timeout: 150 * time.Millisecond}
 	r, sum := scanOne(t, s, srv.addr)
-	a := r.Result.A2S
+	a := a2sOf(r)
 	if r.Status != StatusPartial || a.Info == nil || a.Players == nil || !errors.Is(sectionErr(r, result.SectionRules), a2s.ErrTimeout) {
 		t.Fatalf("status %v, %+v", r.Status, a)
 	}
@@ -368,7 +369,7 @@ func TestScanGarbage(t *testing.T) {
 			}
 			return [][]byte{[]byte("\xFF\xFF\xFF")}
 		})
-		s := &Scanner{Protocol: A2S{Info: true}, Timeout: 30 * time.Millisecond, MinTimeout: 30 * time.Millisecond, Retries: -1}
+		s := &Scanner{Query: a2sInfo, Timeout: 30 * time.Millisecond, MinTimeout: 30 * time.Millisecond, Retries: -1}
 		r, _ := scanOne(t, s, srv.addr)
 		var pe *a2s.ParseError
 		if err := sectionErr(r, result.SectionInfo); r.Status != StatusFailed || !errors.Is(err, a2s.ErrNotA2S) || errors.Is(err, a2s.ErrTimeout) || !errors.As(err, &pe) {
@@ -400,7 +401,7 @@ func TestScanProfiles(t *testing.T) {
 			srv := a2stest.NewServer(p)
 			t.Cleanup(srv.Close)
 			r, _ := scanOne(t, &patient, srv.Addr())
-			a := r.Result.A2S
+			a := a2sOf(r)
 			if r.Status != StatusAnswered || a.Info == nil || a.Players == nil || a.Rules == nil {
 				t.Fatalf("status %v, %+v", r.Status, a)
 			}
@@ -508,8 +509,8 @@ func TestScanContextDuringPipeline(t *testing.T) {
 		<-asked
 		cancel()
 	}()
-	var results []*Result
-	sum, err := patient.Scan(ctx, strings.NewReader(srv.addr.String()), func(r *Result) { results = append(results, r) })
+	var results []*Outcome
+	sum, err := patient.Scan(ctx, strings.NewReader(srv.addr.String()), func(r *Outcome) { results = append(results, r) })
 	if !errors.Is(err, context.Canceled) || len(results) != 1 || sum.Canceled != 1 {
 		t.Fatalf("err %v, %d results, %+v", err, len(results), sum)
 	}
@@ -545,14 +546,14 @@ func TestScanCanceledKeepsAnswers(t *testing.T) {
 	}()
 	s := patient
 	s.HostInterval = time.Millisecond
-	var results []*Result
-	sum, err := s.Scan(ctx, strings.NewReader(srv.addr.String()), func(r *Result) { results = append(results, r) })
+	var results []*Outcome
+	sum, err := s.Scan(ctx, strings.NewReader(srv.addr.String()), func(r *Outcome) { results = append(results, r) })
 	if !errors.Is(err, context.Canceled) || len(results) != 1 || sum.Canceled != 1 {
 		t.Fatalf("err %v, %d results, %+v", err, len(results), sum)
 	}
 	r := results[0]
-	if r.Status != StatusCanceled || r.Result.A2S.Info == nil || r.Result.Err != nil {
-		t.Fatalf("status %v, info %+v, error %v", r.Status, r.Result.A2S.Info, r.Result.Err)
+	if r.Status != StatusCanceled || a2sOf(r).Info == nil || r.Result.Err != nil {
+		t.Fatalf("status %v, info %+v, error %v", r.Status, a2sOf(r).Info, r.Result.Err)
 	}
 	for _, sec := range []result.Section{result.SectionPlayers, result.SectionRules} {
 		if e := r.Result.SectionErr(sec); e == nil || e.Kind != result.KindCanceled {
@@ -587,7 +588,7 @@ func TestScanWaitsForEmit(t *testing.T) {
 	done := make(chan Summary, 1)
 	go func() {
 		s := &Scanner{Concurrency: 10 * n}
-		sum, err := s.Scan(context.Background(), src, func(*Result) {
+		sum, err := s.Scan(context.Background(), src, func(*Outcome) {
 			if emitted.Add(1) == 1 {
 				<-release // stuck until the dispatcher waits
 			}
@@ -651,7 +652,7 @@ func TestScanDeadline(t *testing.T) {
 	// detector (100 ms was not, one run in a few hundred).
 	s.Deadline = 500 * time.Millisecond
 	r, sum := scanOne(t, &s, srv.addr)
-	a := r.Result.A2S
+	a := a2sOf(r)
 	if r.Status != StatusPartial || a.Info == nil || !errors.Is(sectionErr(r, result.SectionPlayers), a2s.ErrTimeout) || !errors.Is(sectionErr(r, result.SectionRules), a2s.ErrTimeout) {
 		t.Fatalf("status %v, %+v", r.Status, a)
 	}
@@ -672,8 +673,8 @@ func TestSessionKeepsChallenge(t *testing.T) {
 	defer ss.Close()
 	targets := []Target{{Addr: srv.addr, Input: "my server", Line: 7}}
 	for i := range 3 {
-		var got []*Result
-		sum, err := ss.Run(testContext(t), slices.Values(targets), func(r *Result) { got = append(got, r) })
+		var got []*Outcome
+		sum, err := ss.Run(testutil.Context(t), slices.Values(targets), func(r *Outcome) { got = append(got, r) })
 		if err != nil || len(got) != 1 || sum.Targets != 1 {
 			t.Fatalf("run %d: %v, %d results, %+v", i, err, len(got), sum)
 		}
@@ -696,11 +697,11 @@ func TestSessionTargetsFromChannel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ss.Close()
-	ctx := testContext(t)
-	runs := make(chan []*Result, 2)
+	ctx := testutil.Context(t)
+	runs := make(chan []*Outcome, 2)
 	for _, tg := range []Target{
-		{Addr: srv.addr, Sections: a2s.SectionRules},
-		{Addr: other.addr, Sections: a2s.SectionInfo | a2s.SectionPlayers},
+		{Addr: srv.addr, Query: a2sQuery([]result.Section{result.SectionRules})},
+		{Addr: other.addr, Query: a2sQuery([]result.Section{result.SectionInfo, result.SectionPlayers})},
 	} {
 		ch := make(chan Target)
 		go func() {
@@ -708,8 +709,8 @@ func TestSessionTargetsFromChannel(t *testing.T) {
 			close(ch)
 		}()
 		go func() {
-			var got []*Result
-			_, err := ss.Run(ctx, Channel(ctx, ch), func(r *Result) { got = append(got, r) })
+			var got []*Outcome
+			_, err := ss.Run(ctx, Channel(ctx, ch), func(r *Outcome) { got = append(got, r) })
 			if err != nil {
 				t.Error(err)
 			}
@@ -721,7 +722,7 @@ func TestSessionTargetsFromChannel(t *testing.T) {
 		if len(got) != 1 || got[0].Status != StatusAnswered {
 			t.Fatalf("results %+v", got)
 		}
-		a := got[0].Result.A2S
+		a := a2sOf(got[0])
 		switch got[0].Result.Addr {
 		case srv.addr:
 			if a.Info != nil || a.Players != nil || a.Rules == nil {

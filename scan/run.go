@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/gsq-project/gsq/internal/hostport"
-	"github.com/gsq-project/gsq/internal/udpio"
+	"github.com/gsq-project/gsq/internal/udpclient"
+	"github.com/gsq-project/gsq/protocol"
 	"github.com/gsq-project/gsq/result"
 )
 
@@ -18,17 +19,16 @@ import (
 type run struct {
 	e    *engine
 	ctx  context.Context
-	emit func(*Result)
+	emit func(*Outcome)
 	// launch holds, per socket, the first requests of the flights the
 	// dispatcher starts, sent whenever the dispatcher might wait.
-	launch []*udpio.Writer
-	failed []sendFailure // what launch could not send
+	launch []*udpclient.Batch
 
 	slots   chan struct{} // one per target in flight, released after emit
 	flights sync.WaitGroup
 
 	outMu     sync.Mutex
-	out       []*Result
+	out       []*Outcome
 	outKick   chan struct{}
 	unemitted atomic.Int32
 	caughtUp  chan struct{} // the emitter caught up with the results waiting
@@ -42,9 +42,9 @@ type run struct {
 }
 
 // run queries the targets of seq and emits their results.
-func (e *engine) run(ctx context.Context, seq iter.Seq[Target], emit func(*Result)) (Summary, error) {
+func (e *engine) run(ctx context.Context, seq iter.Seq[Target], emit func(*Outcome)) (Summary, error) {
 	start := time.Now()
-	stray := e.stray.Load()
+	stray := e.stray()
 	r := &run{
 		e:        e,
 		ctx:      ctx,
@@ -56,11 +56,7 @@ func (e *engine) run(ctx context.Context, seq iter.Seq[Target], emit func(*Resul
 		emitted:  make(chan struct{}),
 	}
 	for _, sk := range e.socks {
-		w := udpio.NewWriter(sk.conn, sendBatch, sendBytes)
-		if w != nil {
-			w.Failed = func(to netip.AddrPort, err error) { r.failed = append(r.failed, sendFailure{to, err}) }
-		}
-		r.launch = append(r.launch, w)
+		r.launch = append(r.launch, sk.t.NewBatch())
 	}
 	go r.emitter()
 
@@ -100,7 +96,7 @@ func (e *engine) run(ctx context.Context, seq iter.Seq[Target], emit func(*Resul
 		TimedOut: r.counts[StatusTimedOut], Failed: r.counts[StatusFailed],
 		Unreachable: r.counts[StatusUnreachable], Canceled: r.counts[StatusCanceled],
 		Sent: r.sent.Load(), Resent: r.resent.Load(), Received: r.received.Load(),
-		Stray: e.stray.Load() - stray, Elapsed: time.Since(start),
+		Stray: e.stray() - stray, Elapsed: time.Since(start),
 	}
 	return sum, ctx.Err()
 }
@@ -177,16 +173,13 @@ func (r *run) dispatch(feed <-chan Target) {
 
 // flushLaunches sends the first requests the dispatcher has queued.
 func (r *run) flushLaunches() {
-	for i, w := range r.launch {
-		if w.Len() > 0 {
-			w.Flush()
-			r.failed = failFlights(r.e.socks[i], r.failed)
-		}
+	for _, b := range r.launch {
+		b.Flush()
 	}
 }
 
 // launchWriter is the dispatcher's send batch for sk.
-func (r *run) launchWriter(sk *socket) *udpio.Writer {
+func (r *run) launchWriter(sk *socket) *udpclient.Batch {
 	for i, s := range r.e.socks {
 		if s == sk {
 			return r.launch[i]
@@ -196,8 +189,10 @@ func (r *run) launchWriter(sk *socket) *udpio.Writer {
 }
 
 // resolve looks a host name up (hostport.Resolve: an IPv4 address
-// preferred), then admits the flight. The lookup counts against the
-// Deadline.
+// preferred), or has the query resolve it when it resolves the target
+// itself (a protocol.TargetResolver: Minecraft's follows the SRV record of
+// a name given without a port), then admits the flight. The lookup counts
+// against the Deadline.
 func (r *run) resolve(f *flight) {
 	t := f.res.Target
 	ctx, start := r.ctx, time.Now()
@@ -206,7 +201,15 @@ func (r *run) resolve(f *flight) {
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	addr, err := hostport.HostPort{Host: t.Host, Port: t.Port}.Resolve(ctx, r.e.resolver)
+	var addr netip.AddrPort
+	tr, own := f.query.(protocol.TargetResolver)
+	var err error
+	if own {
+		addr, own, err = tr.ResolveTarget(protocol.WithResolver(ctx, r.e.resolver), f.res.Result.Target)
+	}
+	if !own {
+		addr, err = hostport.HostPort{Host: t.Host, Port: t.Port}.Resolve(ctx, r.e.resolver)
+	}
 	f.resolving = time.Since(start)
 	if r.ctx.Err() != nil {
 		f.fail(StatusCanceled, result.KindCanceled, fmt.Errorf("scan: %s: canceled before it was queried: %w", t, r.ctx.Err()))
@@ -257,7 +260,7 @@ func (e *engine) admitServer(f *flight, dispatched bool) {
 	}
 	sk.flights[addr] = f
 	sk.mu.Unlock()
-	var out *udpio.Writer
+	var out *udpclient.Batch
 	if dispatched {
 		out = f.r.launchWriter(sk)
 	}
@@ -400,8 +403,8 @@ func takeRun[K comparable](r *run, victims []*flight, m map[K][]*flight, k K, w 
 	return victims
 }
 
-// deliver queues a finished result for the emitter.
-func (r *run) deliver(res *Result) {
+// deliver queues a finished outcome for the emitter.
+func (r *run) deliver(res *Outcome) {
 	r.unemitted.Add(1)
 	r.outMu.Lock()
 	r.out = append(r.out, res)
@@ -412,10 +415,10 @@ func (r *run) deliver(res *Result) {
 	}
 }
 
-// emitter hands results to emit, one at a time, and frees their slots.
+// emitter hands outcomes to emit, one at a time, and frees their slots.
 func (r *run) emitter() {
 	defer close(r.emitted)
-	var batch []*Result
+	var batch []*Outcome
 	for {
 		select {
 		case <-r.outKick:

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/internal/sim"
+	"github.com/gsq-project/gsq/internal/testutil"
 	"github.com/gsq-project/gsq/result"
 )
 
@@ -42,12 +43,12 @@ func fleetTargets(f *sim.Fleet) string {
 }
 
 // collect runs a scan and returns the results by address.
-func collect(t *testing.T, s *Scanner, targets io.Reader) (map[netip.AddrPort]*Result, Summary) {
+func collect(t *testing.T, s *Scanner, targets io.Reader) (map[netip.AddrPort]*Outcome, Summary) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
 	defer cancel()
-	got := map[netip.AddrPort]*Result{}
-	sum, err := s.Scan(ctx, targets, func(r *Result) {
+	got := map[netip.AddrPort]*Outcome{}
+	sum, err := s.Scan(ctx, targets, func(r *Outcome) {
 		if _, dup := got[r.Result.Addr]; dup {
 			t.Errorf("%s emitted twice", r.Result.Addr)
 		}
@@ -59,10 +60,10 @@ func collect(t *testing.T, s *Scanner, targets io.Reader) (map[netip.AddrPort]*R
 	return got, sum
 }
 
-func checkFleetResult(t *testing.T, f *sim.Fleet, i int, r *Result) {
+func checkFleetResult(t *testing.T, f *sim.Fleet, i int, r *Outcome) {
 	t.Helper()
 	want := sim.FleetContent(i)
-	a := r.Result.A2S
+	a := a2sOf(r)
 	if r.Status != StatusAnswered || a == nil {
 		t.Fatalf("server %d: status %v, err %v, a2s %+v", i, r.Status, r.Result.Err, a)
 	}
@@ -124,12 +125,12 @@ func TestScanLossRetries(t *testing.T) {
 func TestScanSelectedSections(t *testing.T) {
 	t.Parallel()
 	f := startFleet(t, sim.FleetConfig{N: 5})
-	got, sum := collect(t, &Scanner{Protocol: A2S{Players: true}}, strings.NewReader(fleetTargets(f)))
+	got, sum := collect(t, &Scanner{Query: a2sQuery([]result.Section{result.SectionPlayers})}, strings.NewReader(fleetTargets(f)))
 	if sum.Answered != 5 {
 		t.Fatalf("%+v", sum)
 	}
 	for _, r := range got {
-		if a := r.Result.A2S; a.Info != nil || a.Rules != nil || a.Players == nil {
+		if a := a2sOf(r); a.Info != nil || a.Rules != nil || a.Players == nil {
 			t.Errorf("%s: asked for players only, got %+v", r.Result.Addr, a)
 		}
 	}
@@ -166,8 +167,8 @@ func TestScanTimeoutAndBadLines(t *testing.T) {
 	t.Parallel()
 	list := silentTargets(t, 3) + "not a target\n127.0.0.1:99999\n"
 	s := &Scanner{Retries: 1, Timeout: 30 * time.Millisecond, MinTimeout: 10 * time.Millisecond}
-	var results []*Result
-	sum, err := s.Scan(context.Background(), strings.NewReader(list), func(r *Result) { results = append(results, r) })
+	var results []*Outcome
+	sum, err := s.Scan(context.Background(), strings.NewReader(list), func(r *Outcome) { results = append(results, r) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,8 +184,8 @@ func TestScanTimeoutAndBadLines(t *testing.T) {
 				}
 			}
 		case StatusFailed:
-			if !errors.Is(r.Result.Err, ErrBadTarget) || r.Result.Err.Kind != result.KindInvalid || r.Result.A2S.Info != nil {
-				t.Errorf("line %d: %v, %+v", r.Target.Line, r.Result.Err, r.Result.A2S)
+			if !errors.Is(r.Result.Err, ErrBadTarget) || r.Result.Err.Kind != result.KindInvalid || a2sOf(r).Info != nil {
+				t.Errorf("line %d: %v, %+v", r.Target.Line, r.Result.Err, a2sOf(r))
 			}
 		default:
 			t.Errorf("unexpected %+v", r)
@@ -209,9 +210,9 @@ func TestScanCancel(t *testing.T) {
 		err error
 	}
 	done := make(chan outcome, 1)
-	var results []*Result
+	var results []*Outcome
 	go func() {
-		sum, err := s.Scan(ctx, strings.NewReader(list), func(r *Result) { results = append(results, r) })
+		sum, err := s.Scan(ctx, strings.NewReader(list), func(r *Outcome) { results = append(results, r) })
 		done <- outcome{sum, err}
 	}()
 	// Cancel once every target is in flight: each server got its request.
@@ -237,7 +238,7 @@ func TestScanCancel(t *testing.T) {
 	}
 	for _, r := range results {
 		if r.Status != StatusCanceled || r.Result.Err.Kind != result.KindCanceled || !errors.Is(sectionErr(r, result.SectionInfo), context.Canceled) || errors.Is(sectionErr(r, result.SectionInfo), a2s.ErrTimeout) {
-			t.Errorf("%s: status %v, %+v", r.Result.Addr, r.Status, r.Result.A2S)
+			t.Errorf("%s: status %v, %+v", r.Result.Addr, r.Status, a2sOf(r))
 		}
 	}
 }
@@ -292,7 +293,7 @@ func startLimitServer(t *testing.T, n int, delay time.Duration) (*limitServer, s
 func TestScanMaxPerIP(t *testing.T) {
 	t.Parallel()
 	ls, list := startLimitServer(t, 20, 5*time.Millisecond)
-	s := &Scanner{Protocol: A2S{Info: true}, MaxPerIP: 3, Concurrency: 20, Timeout: 5 * time.Second, MinTimeout: 5 * time.Second}
+	s := &Scanner{Query: a2sInfo, MaxPerIP: 3, Concurrency: 20, Timeout: 5 * time.Second, MinTimeout: 5 * time.Second}
 	_, sum := collect(t, s, strings.NewReader(list))
 	if sum.Answered != 20 {
 		t.Fatalf("%+v", sum)
@@ -311,7 +312,7 @@ func TestScanHostInterval(t *testing.T) {
 	ls, list := startLimitServer(t, 4, 0)
 	const gap = 100 * time.Millisecond
 	var sends sendTimes
-	s := &Scanner{Protocol: A2S{Info: true}, HostInterval: gap, Timeout: 5 * time.Second, MinTimeout: 5 * time.Second, Debug: sends.hook}
+	s := &Scanner{Query: a2sInfo, HostInterval: gap, Timeout: 5 * time.Second, MinTimeout: 5 * time.Second, Debug: sends.hook}
 	sum, err := s.Scan(context.Background(), strings.NewReader(list+list+list), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -363,7 +364,7 @@ func TestScanStreamsTargets(t *testing.T) {
 	// Enough targets that holding their results would show (30k results
 	// take tens of MB), far more than are ever in flight.
 	n := 30_000
-	if raceEnabled {
+	if testutil.Race {
 		n = 10_000 // the race detector makes each query ten times slower
 	}
 	src := &lineSource{n: n}
@@ -372,7 +373,7 @@ func TestScanStreamsTargets(t *testing.T) {
 	}
 	lineLen := int64(len(src.addrs[0]) + 1)
 	const concurrency = 256
-	s := &Scanner{Protocol: A2S{Info: true}, Concurrency: concurrency, Rate: -1}
+	s := &Scanner{Query: a2sInfo, Concurrency: concurrency, Rate: -1}
 
 	var ms runtime.MemStats
 	runtime.GC()
@@ -383,7 +384,7 @@ func TestScanStreamsTargets(t *testing.T) {
 	var maxAhead int64
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
 	defer cancel()
-	sum, err := s.Scan(ctx, src, func(r *Result) {
+	sum, err := s.Scan(ctx, src, func(r *Outcome) {
 		results++
 		maxAhead = max(maxAhead, src.read.Load()-int64(results)*lineLen)
 		if results%10_000 == 0 {
@@ -443,10 +444,12 @@ func TestScanLiveServersFirst(t *testing.T) {
 	// Patient, so that no request is resent: each closed port gets one
 	// datagram, each live server four. The kernel limits the ICMP errors
 	// it sends per second, host-wide (net.ipv4.icmp_msgs_per_sec): a closed
-	// port whose error was not sent ends at the Deadline.
-	s := &Scanner{Rate: 1000, Burst: 1, Timeout: 10 * time.Second, MinTimeout: 10 * time.Second, Deadline: time.Second}
+	// port whose error was not sent ends at the Deadline, which is long
+	// enough for a live server's four exchanges on a loaded machine (with
+	// one second, a CI run at load 15 saw one live server time out).
+	s := &Scanner{Rate: 1000, Burst: 1, Timeout: 10 * time.Second, MinTimeout: 10 * time.Second, Deadline: 5 * time.Second}
 	var order []Status
-	sum, err := s.Scan(testContext(t), strings.NewReader(list), func(r *Result) { order = append(order, r.Status) })
+	sum, err := s.Scan(testutil.Context(t), strings.NewReader(list), func(r *Outcome) { order = append(order, r.Status) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,13 +472,6 @@ func TestScanLiveServersFirst(t *testing.T) {
 	}
 }
 
-// testContext bounds a test's scan.
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 func TestScanReadError(t *testing.T) {
 	t.Parallel()
 	// A list that fails half-way: the targets read are scanned, and Scan
@@ -483,7 +479,7 @@ func TestScanReadError(t *testing.T) {
 	boom := errors.New("disk on fire")
 	list := io.MultiReader(strings.NewReader("bad:x\nworse:y\n"), iotest.ErrReader(boom))
 	var results int
-	sum, err := (&Scanner{}).Scan(testContext(t), list, func(*Result) { results++ })
+	sum, err := (&Scanner{}).Scan(testutil.Context(t), list, func(*Outcome) { results++ })
 	if !errors.Is(err, boom) || sum.Targets != 2 || results != 2 {
 		t.Fatalf("err %v, %+v, %d results", err, sum, results)
 	}
@@ -498,9 +494,9 @@ func TestScanCancelWaiting(t *testing.T) {
 	defer cancel()
 	s := &Scanner{MaxPerIP: 2, Timeout: 20 * time.Second, MinTimeout: 20 * time.Second, Deadline: -1}
 	done := make(chan Summary, 1)
-	var results []*Result
+	var results []*Outcome
 	go func() {
-		sum, err := s.Scan(ctx, strings.NewReader(list+list+list), func(r *Result) { results = append(results, r) })
+		sum, err := s.Scan(ctx, strings.NewReader(list+list+list), func(r *Outcome) { results = append(results, r) })
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("Scan returned %v", err)
 		}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gsq-project/gsq/protocol"
 	"github.com/gsq-project/gsq/result"
 )
 
@@ -29,19 +30,12 @@ const (
 	DefaultSockets      = 2
 	DefaultSocketBuffer = 4 << 20
 	// DefaultChallengeCache is how many servers' challenges a Session
-	// keeps between scans.
+	// keeps between scans, per protocol.
 	DefaultChallengeCache = 1 << 16
+	// DefaultConnections bounds the queries of TCP and HTTP protocols in
+	// flight at once.
+	DefaultConnections = 256
 )
-
-// Protocol is what a Scanner asks each server: [A2S] or [OGP]. The
-// interface is closed.
-type Protocol interface {
-	// DefaultPort is the port of a target line that names none.
-	DefaultPort() uint16
-	protocol() // closes the interface
-	// resultProtocol is the protocol of the results.
-	resultProtocol() result.Protocol
-}
 
 // Status classifies a target's outcome.
 type Status uint8
@@ -76,14 +70,14 @@ func (s Status) String() string {
 	return fmt.Sprintf("Status(%d)", uint8(s))
 }
 
-// Result is the outcome of one target: the target as given, how it
-// ended, and what the server answered as a [result.Result], the
-// protocol-neutral result that `gsq query --json` and `gsq scan` print
-// and `gsq monitor` keeps.
+// Outcome is how one target ended: the target as given, its [Status],
+// and what the server answered as a [result.Result], the protocol-neutral
+// result that `gsq query --json` and `gsq scan` print and `gsq monitor`
+// keeps.
 //
-// A Result and everything it points to are the receiver's to keep: the
+// An Outcome and everything it points to are the receiver's to keep: the
 // scan does not touch them after handing them to emit.
-type Result struct {
+type Outcome struct {
 	Target Target // as given to the scan
 	Status Status
 	// Result is never nil. Its Target is Target.Input (Target.String()
@@ -97,8 +91,8 @@ type Result struct {
 	Result *result.Result
 }
 
-// Summary counts a scan's outcomes: every target read gets one result,
-// and the counts of the statuses add up to Targets.
+// Summary counts a scan's outcomes: every target read gets one, and the
+// counts of the statuses add up to Targets.
 type Summary struct {
 	Targets     int // targets read (comments and blank lines excluded)
 	Answered    int
@@ -133,8 +127,13 @@ var errNoIPv6 = errors.New("scan: no IPv6 socket on this host")
 // challenges and round-trip estimates serve scan after scan, as a monitor
 // that polls the same servers again and again needs.
 type Scanner struct {
-	Protocol    Protocol // A2S{} (info, players, rules) when nil
-	Concurrency int      // targets in flight at once
+	// Query is what to ask each server, of the protocol it names (see
+	// package protocol); nil asks protocol.Default its default sections
+	// (A2S: info, players and rules). A target may carry a Query of its
+	// own. A target line without a port takes the Query's protocol's
+	// default port.
+	Query       protocol.Query
+	Concurrency int // targets in flight at once
 	// Rate bounds the datagrams sent per second, across all sockets; 0
 	// means DefaultRate, a negative value leaves sends unpaced. Under the
 	// limit, the requests of servers that have answered go first, then
@@ -171,9 +170,15 @@ type Scanner struct {
 	// the kernel caps it (net.core.rmem_max on Linux).
 	SocketBuffer int
 	// ChallengeCache is how many servers' challenges a Session keeps
-	// between scans, so that the next scan of a server asks every section
-	// at once; 0 means DefaultChallengeCache, a negative value none.
+	// between scans, per protocol, so that the next scan of a server asks
+	// every section at once; 0 means DefaultChallengeCache, a negative
+	// value none. When full, a server not asked for a while gives its
+	// place (internal/udpclient's CLOCK rule).
 	ChallengeCache int
+	// Connections bounds the queries of protocols over TCP or HTTP in
+	// flight at once (each holds a connection); 0 means
+	// DefaultConnections. UDP queries share the sockets and take none.
+	Connections int
 	// Resolver resolves host names, preferring IPv4; nil means
 	// net.DefaultResolver.
 	Resolver *net.Resolver
@@ -186,20 +191,20 @@ type Scanner struct {
 }
 
 // Scan queries every target read from targets (see [TargetReader]) and
-// calls emit with each result as soon as it is complete. emit is called
+// calls emit with each outcome as soon as it is complete. emit is called
 // from one goroutine at a time, in completion order; while it runs, the
 // scan goes on. Scan returns when every target read is done. When ctx is
-// canceled, it stops reading targets, ends those in flight with a result
+// canceled, it stops reading targets, ends those in flight with an outcome
 // of status StatusCanceled, and returns ctx.Err() once they are emitted:
-// every target read gets a result. The error is also set when reading
+// every target read gets an outcome. The error is also set when reading
 // targets fails. Scan opens its sockets and closes them before returning.
-func (s *Scanner) Scan(ctx context.Context, targets io.Reader, emit func(*Result)) (Summary, error) {
+func (s *Scanner) Scan(ctx context.Context, targets io.Reader, emit func(*Outcome)) (Summary, error) {
 	e, err := s.open(false)
 	if err != nil {
 		return Summary{}, err
 	}
 	defer e.close()
-	tr := NewTargetReader(targets, e.proto.DefaultPort())
+	tr := NewTargetReader(targets, e.query.Protocol().DefaultPort)
 	// The sequence runs on a goroutine of its own, which may still wait
 	// in a Read of targets when a canceled scan returns.
 	var readErr atomic.Pointer[error]
@@ -226,10 +231,10 @@ func (s *Scanner) Scan(ctx context.Context, targets io.Reader, emit func(*Result
 }
 
 // Run queries every target of targets, on sockets of its own, and calls
-// emit with each result as soon as it is complete, as [Session.Run] does;
+// emit with each outcome as soon as it is complete, as [Session.Run] does;
 // it closes its sockets before returning. A program that scans the same
 // servers again and again keeps a [Session] instead.
-func (s *Scanner) Run(ctx context.Context, targets iter.Seq[Target], emit func(*Result)) (Summary, error) {
+func (s *Scanner) Run(ctx context.Context, targets iter.Seq[Target], emit func(*Outcome)) (Summary, error) {
 	e, err := s.open(false)
 	if err != nil {
 		return Summary{}, err
@@ -255,16 +260,16 @@ type Session struct {
 	e *engine
 }
 
-// Run queries every target of targets and calls emit with each result as
+// Run queries every target of targets and calls emit with each outcome as
 // soon as it is complete, as [Scanner.Scan] does. Targets are taken as
 // the scan goes: a long or endless sequence is never held in memory. A
 // sequence that waits (for a channel, say) should end when ctx is done;
 // see [Channel]. A target with no valid Addr is resolved from its Host
-// and Port, and one with Err set gets a failed result. Run returns when
+// and Port, and one with Err set gets a failed outcome. Run returns when
 // the sequence has ended and every target taken is done, or when ctx is
 // canceled: then the targets in flight end with StatusCanceled, and Run
-// returns ctx.Err() once their results are emitted.
-func (ss *Session) Run(ctx context.Context, targets iter.Seq[Target], emit func(*Result)) (Summary, error) {
+// returns ctx.Err() once their outcomes are emitted.
+func (ss *Session) Run(ctx context.Context, targets iter.Seq[Target], emit func(*Outcome)) (Summary, error) {
 	return ss.e.run(ctx, targets, emit)
 }
 

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/internal/hostport"
+	"github.com/gsq-project/gsq/protocol"
 )
 
 // MaxLineLength bounds one line of a target list; longer lines are
@@ -28,14 +28,17 @@ var ErrLineTooLong = fmt.Errorf("line longer than %d bytes", MaxLineLength)
 
 // Target is one server to query: read from a list by [TargetReader], or
 // made by a program that holds addresses (set Addr, and Input to say
-// where it came from). It comes back in its [Result] as given.
+// where it came from). It comes back in its [Outcome] as given.
 type Target struct {
 	// Input is the target as the user wrote it: the list's line without
 	// its comment, or whatever the caller puts there.
 	Input string
-	// Line is the 1-based line number in the list, or any number the
-	// caller likes.
+	// Line is the 1-based line number in the list; 0 for a target that
+	// did not come from one.
 	Line int
+	// Tag is the caller's, handed back in the Outcome untouched: a
+	// poller's id of the poll, say.
+	Tag  uint64
 	Host string // the host as written: an IP address or a name to resolve
 	Port uint16
 	// Addr is the address to query. A target read from a list has it when
@@ -43,9 +46,10 @@ type Target struct {
 	// turn comes.
 	Addr netip.AddrPort
 	Err  error // the line could not be parsed (wraps ErrBadTarget)
-	// Sections, when not zero, is what to ask this server over A2S instead
-	// of what the Scanner's A2S protocol says.
-	Sections a2s.Sections
+	// Query, when not nil, is what to ask this server instead of the
+	// Scanner's Query: another protocol, or other sections (see package
+	// protocol).
+	Query protocol.Query
 }
 
 // String is HOST:PORT, with brackets around an IPv6 host.
