@@ -16,6 +16,11 @@ type agg struct {
 // aggColumns is the SQL that computes an agg from the rows of a level's
 // table, in the order scanAgg reads. Sums are cast because PostgreSQL's
 // sum of a BIGINT is a NUMERIC.
+//
+// A raw sample is a poll: a server that a fleet polls from several
+// vantage points has a sample of each in a slot, and the rollups (so
+// history, uptime and the budget's figures) count every vantage's poll,
+// the uptime being the share of all of them that found it up.
 func aggColumns(l Level) string {
 	if l == LevelRaw {
 		return `count(*), CAST(sum(1 - up) AS BIGINT),
@@ -65,6 +70,13 @@ func (a *agg) add(b agg) {
 	a.max = maxNull(a.max, b.max)
 	a.sum += b.sum
 	a.capacity = maxNull(a.capacity, b.capacity)
+}
+
+// leaveOut takes b's polls, a part of a's, off a's counts of polls.
+func (a *agg) leaveOut(b agg) {
+	a.polls = max(0, a.polls-b.polls)
+	a.down = max(0, min(a.polls, a.down-b.down))
+	a.nocount = max(0, a.nocount-b.nocount)
 }
 
 func (a agg) uptime() float64 {

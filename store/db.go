@@ -4,10 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/gsq-project/gsq/internal/ratelog"
 )
 
 // dialect is what differs between the SQL engines. Queries are written
@@ -41,6 +45,15 @@ type dialect interface {
 	reclaim(ctx context.Context, db *sql.DB) error
 	// integrity runs the engine's own integrity check.
 	integrity(ctx context.Context, db *sql.DB) error
+	// indexedBy is what follows a table in FROM to make the engine read
+	// it through an index: SQLite's planner, without statistics, may
+	// pick a covering index that reads every row of a server over a
+	// narrower one that seeks. PostgreSQL plans from its statistics.
+	indexedBy(index string) string
+	// likeFold is a LIKE of col that ignores case, given a lower-case
+	// pattern: SQLite's LIKE does for ASCII; in PostgreSQL, lower(col)
+	// LIKE (three to five times faster than ILIKE, measured).
+	likeFold(col string) string
 }
 
 // db is the Store on either engine.
@@ -50,6 +63,9 @@ type db struct {
 	rdb  *sql.DB // readers
 	wdb  *sql.DB // the writer
 	opts options
+	// file is the SQLite file as it was opened, to tell that another one
+	// took its path (checkFile); nil for PostgreSQL.
+	file os.FileInfo
 
 	closed atomic.Bool
 
@@ -57,6 +73,13 @@ type db struct {
 
 	mu sync.Mutex // serializes writes: Write, Maintain, SyncServers
 	w  writerState
+
+	partMu   sync.Mutex
+	partDays map[int64]bool // Unix days whose samples' partition exists (PostgreSQL)
+
+	log       *ratelog.Limiter
+	refusedMu sync.Mutex
+	refused   map[string]Refusals // by server name, since Open
 }
 
 // q returns query in the engine's placeholder syntax.
@@ -97,15 +120,39 @@ func (s *db) check() error {
 	return nil
 }
 
+// checkFile returns an error of kind ErrReplaced when the SQLite file
+// at the store's path is no longer the one it opened. It costs a stat,
+// and runs before every write and at Close. A stat that fails for
+// another reason says nothing: the write that follows reports it.
+func (s *db) checkFile(op string) error {
+	if s.file == nil {
+		return nil
+	}
+	now, err := os.Stat(s.name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &Error{Op: op, DB: s.name, Kind: ErrReplaced,
+			Err: errors.New("no file at this path any more (deleted or moved): the history written since is lost; restore the file from a backup, or start again on a new one")}
+	case err == nil && !os.SameFile(now, s.file):
+		return &Error{Op: op, DB: s.name, Kind: ErrReplaced,
+			Err: errors.New("another file is at this path now: the history written since it was replaced is lost; stop gsq before replacing the file")}
+	}
+	return nil
+}
+
 // Close writes the scores of open sessions not written yet, and closes
-// the database.
+// the database. It fails with ErrReplaced when the file was deleted or
+// replaced: what the store wrote is not in the file at its path.
 func (s *db) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed.Swap(true) {
 		return nil
 	}
-	err := s.flushScores(context.Background())
+	err := s.checkFile("close")
+	if err == nil {
+		err = s.flushScores(context.Background())
+	}
 	err = errors.Join(err, s.rdb.Close())
 	if s.wdb != s.rdb {
 		err = errors.Join(err, s.wdb.Close())

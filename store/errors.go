@@ -26,6 +26,13 @@ var (
 	// ErrReadOnly is a database the store may not write: a read-only
 	// file, directory or file system, or a read-only PostgreSQL server.
 	ErrReadOnly = errors.New("database is read-only")
+	// ErrReplaced is a SQLite file that is no longer at its path: deleted,
+	// moved away or replaced by another file while the store had it open
+	// (its device and inode changed). What the store wrote after that
+	// went to the old file, which the file system frees once the store
+	// closes it: the store refuses to write any more, and Close reports
+	// it, so that nobody is told the history was kept.
+	ErrReplaced = errors.New("database file deleted or replaced while in use")
 	// ErrClosed is a call on a closed store.
 	ErrClosed = errors.New("store closed")
 )

@@ -31,7 +31,7 @@ func (s *db) Maintain(ctx context.Context, now time.Time) error {
 	}
 	n := now.Unix()
 	steps := []func(context.Context, int64) error{
-		s.closeStale,
+		s.partitionsAhead,
 		s.rollMinutes,
 		s.rerollLate,
 		s.rollHours,
@@ -52,6 +52,9 @@ func (s *db) locked(ctx context.Context, fn func() error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(); err != nil { // closed while waiting
+		return err
+	}
+	if err := s.checkFile("maintain"); err != nil {
 		return err
 	}
 	if err := s.loadWriter(ctx); err != nil {
@@ -96,35 +99,13 @@ func (m marks) meta() map[string]int64 {
 	return kv
 }
 
-// closeStale closes the sessions of servers whose players have not been
-// listed for longer than the session gap, at the time they were last
-// seen.
-func (s *db) closeStale(ctx context.Context, now int64) error {
-	gap := int64(s.opts.sessionGap.Seconds())
-	changed := make(map[string]*serverState)
-	dirty := make(map[*openSession]bool)
-	for name, st := range s.w.servers {
-		if len(st.open) == 0 || (st.lastObs != 0 && now-st.lastObs <= gap) {
-			continue
-		}
-		c := st.clone()
-		for _, o := range c.open {
-			o.left = max(c.lastObs, o.joined)
-			dirty[o] = true
-		}
-		c.open = nil
-		changed[name] = c
-	}
-	return s.writeTracked(ctx, changed, dirty)
-}
-
 // writeTracked writes tracked sessions, and once that committed puts the
 // servers' changed states in place.
 func (s *db) writeTracked(ctx context.Context, changed map[string]*serverState, dirty map[*openSession]bool) error {
 	if len(changed) == 0 {
 		return nil
 	}
-	err := s.inTx(ctx, nil, func(tx *sql.Tx) error { return s.writeSessions(ctx, tx, dirty, nil) })
+	err := s.inTx(ctx, nil, func(tx *sql.Tx) error { return s.writeSessions(ctx, tx, dirty, nil, nil) })
 	if err != nil {
 		return err
 	}
@@ -240,12 +221,21 @@ func (s *db) rerollLate(ctx context.Context, _ int64) error {
 	return nil
 }
 
+// partitionsAhead creates the partitions of today's samples and
+// tomorrow's (PostgreSQL), so that the first write of a day seldom has
+// to.
+func (s *db) partitionsAhead(ctx context.Context, now int64) error {
+	return s.ensureSamplePartitions(ctx, now, now+day)
+}
+
 // retain deletes what retention no longer covers: raw samples an hour
 // at a time, the rest a day at a time. Nothing is deleted before it is
-// rolled up into the next level.
+// rolled up into the next level. In PostgreSQL, raw samples go a day at
+// a time, their partition dropped once the whole day is past the cut.
 func (s *db) retain(ctx context.Context, now int64) error {
 	r := s.opts.retention
 	keep := [4]time.Duration{r.Raw, r.Minute, r.Hour, r.Day}
+	_, partitioned := s.d.(postgresDialect)
 	for l := LevelRaw; l <= LevelDay; l++ {
 		if keep[l] <= 0 {
 			continue
@@ -258,12 +248,19 @@ func (s *db) retain(ctx context.Context, now int64) error {
 		if l < LevelDay {
 			cut = min(cut, s.w.marks.rolled[l+1])
 		}
+		dropDays := l == LevelRaw && partitioned
+		if dropDays {
+			cut = floorTo(cut, day)
+		}
 		if cut <= s.w.marks.kept[l] {
 			continue
 		}
 		m := s.w.marks
 		m.kept[l] = cut
 		err := s.inTx(ctx, &m, func(tx *sql.Tx) error {
+			if dropDays {
+				return s.dropSamplePartitions(ctx, tx, cut)
+			}
 			_, err := tx.ExecContext(ctx, s.q("DELETE FROM "+tables[l]+" WHERE "+allServers(l)+"t < ?"), cut)
 			return err
 		})
@@ -300,6 +297,12 @@ func (s *db) collect(ctx context.Context, now int64) error {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, "DELETE FROM players WHERE NOT EXISTS (SELECT 1 FROM sessions WHERE sessions.player = players.id)"); err != nil {
+				return err
+			}
+		}
+		if r.Hour > 0 { // incidents are kept as long as the hourly history
+			cut := floorTo(now-int64(r.Hour/time.Second), day)
+			if _, err := tx.ExecContext(ctx, s.q("DELETE FROM incidents WHERE ended_at < ?"), cut); err != nil {
 				return err
 			}
 		}

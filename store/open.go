@@ -16,29 +16,16 @@ type Option func(*options)
 
 type options struct {
 	retention  Retention
-	sessionGap time.Duration
 	now        func() time.Time
+	budget     Budget
+	logf       func(format string, args ...any)
 	migrations []migration // the schema's versions; tests add their own
 }
-
-// DefaultSessionGap is how long a player may go unseen before their
-// session is closed, when no WithSessionGap option says otherwise.
-const DefaultSessionGap = 5 * time.Minute
 
 // WithRetention sets how long each level of history is kept. A zero
 // Retention means DefaultRetention.
 func WithRetention(r Retention) Option {
 	return func(o *options) { o.retention = r }
-}
-
-// WithSessionGap sets how long the players of a server may go unseen (the
-// server down, the monitor stopped) before their sessions are closed at
-// the time they were last seen. Within the gap, a player listed again
-// continues their session. Give it a few poll intervals of the slowest
-// server: a gap shorter than an interval closes every session at every
-// poll. Default DefaultSessionGap.
-func WithSessionGap(d time.Duration) Option {
-	return func(o *options) { o.sessionGap = d }
 }
 
 // WithClock sets the clock that answers "now" where a query has none:
@@ -47,6 +34,18 @@ func WithSessionGap(d time.Duration) Option {
 // own.
 func WithClock(now func() time.Time) Option {
 	return func(o *options) { o.now = now }
+}
+
+// WithBudget sets what one server may add to the store an hour. Zero
+// fields mean DefaultBudget's; negative ones, no limit.
+func WithBudget(b Budget) Option {
+	return func(o *options) { o.budget = b }
+}
+
+// WithLogf sets where the store logs what a peer can make happen again
+// and again (a server over its budget), rate-limited. Default: nowhere.
+func WithLogf(logf func(format string, args ...any)) Option {
+	return func(o *options) { o.logf = logf }
 }
 
 // Open opens the history at dsn, creating it if needed and migrating its
@@ -61,19 +60,17 @@ func WithClock(now func() time.Time) Option {
 // Open fails with an error that names it and matches ErrForeign,
 // ErrCorrupt, ErrNewerSchema or ErrReadOnly.
 func Open(ctx context.Context, dsn string, opts ...Option) (Store, error) {
-	o := options{sessionGap: DefaultSessionGap, now: time.Now, migrations: migrations}
+	o := options{now: time.Now, migrations: migrations}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	if o.retention == (Retention{}) {
 		o.retention = DefaultRetention
 	}
-	if o.sessionGap <= 0 {
-		o.sessionGap = DefaultSessionGap
-	}
 	if o.now == nil {
 		o.now = time.Now
 	}
+	o.budget = o.budget.orDefault()
 	switch {
 	case dsn == "":
 		return nil, &Error{Op: "open", DB: `""`, Err: errors.New("no database given")}

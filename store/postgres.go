@@ -13,7 +13,13 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/gsq-project/gsq/internal/ratelog"
 )
+
+// idleInTransaction is how long PostgreSQL lets a store's transaction
+// wait on a stalled process before it ends it (see openPostgres).
+const idleInTransaction = "5s"
 
 // defaultSchema is the PostgreSQL schema of the store's tables when the
 // DSN's search_path names none.
@@ -26,6 +32,10 @@ func (postgresDialect) ddl(stmt string) string {
 }
 
 func (postgresDialect) placeholder(n int) string { return "$" + strconv.Itoa(n) }
+
+func (postgresDialect) indexedBy(string) string { return "" }
+
+func (postgresDialect) likeFold(col string) string { return "lower(" + col + ") LIKE" }
 
 func (postgresDialect) joinUpdates() bool { return true }
 
@@ -45,6 +55,13 @@ func (postgresDialect) kind(err error) error {
 		return ErrCorrupt
 	}
 	return nil
+}
+
+// isDeadlock reports whether PostgreSQL ended a transaction as a
+// deadlock (40P01), which running it again may not meet.
+func isDeadlock(err error) bool {
+	var e *pgconn.PgError
+	return errors.As(err, &e) && e.Code == "40P01"
 }
 
 func (postgresDialect) readTx() *sql.TxOptions {
@@ -73,18 +90,25 @@ func (postgresDialect) afterMigrate(context.Context, *sql.Tx, int) error { retur
 func (postgresDialect) reclaim(context.Context, *sql.DB) error { return nil }
 
 // integrity checks the B-tree indexes of the store's schema with the
-// amcheck extension, when it is installed (CREATE EXTENSION amcheck).
+// amcheck extension, when it is installed (CREATE EXTENSION amcheck), in
+// whatever schema it is (the search_path names the store's alone). A
+// partitioned table's index has no pages of its own: its partitions'
+// indexes are checked.
 func (postgresDialect) integrity(ctx context.Context, db *sql.DB) error {
-	var n int
-	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM pg_extension WHERE extname = 'amcheck'").Scan(&n); err != nil || n == 0 {
+	var schema string
+	err := db.QueryRowContext(ctx, "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'amcheck'").Scan(&schema)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
 		return err
 	}
-	_, err := db.ExecContext(ctx, `SELECT bt_index_check(c.oid)
+	_, err = db.ExecContext(ctx, `SELECT `+pgx.Identifier{schema, "bt_index_check"}.Sanitize()+`(c.oid)
 		FROM pg_index i
 		JOIN pg_class c ON c.oid = i.indexrelid
 		JOIN pg_namespace ns ON ns.oid = c.relnamespace
 		JOIN pg_am am ON am.oid = c.relam
-		WHERE ns.nspname = current_schema() AND am.amname = 'btree'`)
+		WHERE ns.nspname = current_schema() AND am.amname = 'btree' AND c.relkind = 'i'`)
 	return err
 }
 
@@ -119,10 +143,20 @@ func openPostgres(ctx context.Context, dsn string, o options) (Store, error) {
 	} else {
 		cfg.RuntimeParams["search_path"] = pgx.Identifier{schema}.Sanitize()
 	}
+	// A process paused inside a write transaction (SIGSTOP, a VM
+	// freeze) would hold its locks for as long as it sleeps: a fleet
+	// worker's fence rows (FOR SHARE), which the worker taking its shards
+	// over must wait for. PostgreSQL ends such a transaction after 5 s
+	// idle; the store's transactions run their statements back to back,
+	// never idle but when their process stalls. A DSN that sets the
+	// parameter keeps its own.
+	if cfg.RuntimeParams["idle_in_transaction_session_timeout"] == "" {
+		cfg.RuntimeParams["idle_in_transaction_session_timeout"] = idleInTransaction
+	}
 	pool := stdlib.OpenDB(*cfg)
 	pool.SetMaxOpenConns(8)
 	pool.SetMaxIdleConns(8)
-	s := &db{d: postgresDialect{}, name: postgresName(dsn, schema), rdb: pool, wdb: pool, opts: o}
+	s := &db{d: postgresDialect{}, name: postgresName(dsn, schema), rdb: pool, wdb: pool, opts: o, log: &ratelog.Limiter{Logf: o.logf}}
 	s.w.init()
 	if err := s.initPostgres(ctx, schema); err != nil {
 		pool.Close()

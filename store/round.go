@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -14,8 +15,15 @@ import (
 type rawRow struct {
 	t, server                       int64
 	up                              int64
-	players, maxPlayers, bots, ping any
+	players, maxPlayers, bots, ping *int64
 	mapText, versionText            string
+	vantage                         string
+}
+
+// rawKey is the key of a raw sample.
+type rawKey struct {
+	t, server int64
+	vantage   string
 }
 
 // sessionJoin is a session a round opens.
@@ -27,37 +35,40 @@ type sessionJoin struct {
 // roundPlan is what one Write changes: the rows to write, and the
 // writer's state once they are committed.
 type roundPlan struct {
-	rawKeys   [][2]int64
-	raw       map[[2]int64]rawRow
-	states    map[string]*serverState // by name: copies, in place once committed
-	strs      map[string]bool         // map and version texts used
-	day       int64                   // Unix day of the round's latest sample
-	maps      [][]any                 // server, t, map text
-	announced [][]any                 // id, name
-	records   [][]any                 // id, record, record_at
-	observed  map[int64]int64
-	dirty     map[*openSession]bool // tracked sessions whose score or end changed
-	joins     []sessionJoin
-	late      map[int64]int64
+	rawKeys         []rawKey
+	raw             map[rawKey]rawRow
+	states          map[string]*serverState // by name: copies, in place once committed
+	strs            map[string]bool         // map and version texts used
+	day             int64                   // Unix day of the round's latest sample
+	maps            [][]any                 // server, t, map text
+	announced       [][]any                 // id, name
+	records         [][]any                 // id, record, record_at
+	observed        map[int64]int64
+	dirty           map[*openSession]bool // tracked sessions whose score or end changed
+	joins           []sessionJoin
+	late            map[int64]int64
+	refused         map[*serverState]*refusal // over the budget, by the plan's states
+	incidentChanges []incidentChange
 }
 
 func newRoundPlan() *roundPlan {
 	return &roundPlan{
-		raw:      make(map[[2]int64]rawRow),
+		raw:      make(map[rawKey]rawRow),
 		states:   make(map[string]*serverState),
 		strs:     make(map[string]bool),
 		observed: make(map[int64]int64),
 		dirty:    make(map[*openSession]bool),
 		late:     make(map[int64]int64),
+		refused:  make(map[*serverState]*refusal),
 	}
 }
 
 // orNull is n, or NULL when it is negative (not reported).
-func orNull(n int64) any {
+func orNull(n int64) *int64 {
 	if n < 0 {
 		return nil
 	}
-	return n
+	return &n
 }
 
 func (s *db) Write(ctx context.Context, samples []Sample) error {
@@ -70,6 +81,9 @@ func (s *db) Write(ctx context.Context, samples []Sample) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(); err != nil { // closed while waiting
+		return err
+	}
+	if err := s.checkFile("write"); err != nil {
 		return err
 	}
 	if err := s.loadWriter(ctx); err != nil {
@@ -95,29 +109,43 @@ func (s *db) Write(ctx context.Context, samples []Sample) error {
 	}
 	// Each server's samples in time order, for sessions and maps.
 	slices.SortStableFunc(items, func(a, b item) int {
-		return cmp.Or(cmp.Compare(a.st.id, b.st.id), a.smp.Time.Compare(b.smp.Time))
+		return cmp.Or(cmp.Compare(a.st.id, b.st.id), cmp.Compare(sampleTime(a.smp), sampleTime(b.smp)))
 	})
+	fences := batchFences(samples)
+	if _, ok := s.d.(postgresDialect); !ok && len(fences) > 0 {
+		return &Error{Op: "write", DB: s.name, Err: fmt.Errorf("a sample of shard %d of %s is fenced: %w", fences[0].Shard, fences[0].Region, ErrNotShared)}
+	}
 	p := newRoundPlan()
+	var days []int64
 	for _, it := range items {
 		st := p.states[it.name]
 		if st == nil {
 			st = it.st.clone()
 			p.states[it.name] = st
 		}
-		p.add(st, it.smp, s.w.marks.rolled[LevelMinute], int64(s.opts.sessionGap.Seconds()))
+		p.add(st, it.smp, s.w.marks.rolled[LevelMinute], s.opts.budget)
+		if d := floorDiv(sampleTime(it.smp), day); !slices.Contains(days, d) {
+			days = append(days, d)
+		}
 	}
-	tx, err := s.wdb.BeginTx(ctx, nil)
-	if err != nil {
-		return s.fail("write", err)
+	// Another worker's retention may have dropped a day's partition
+	// that this one knew: the cache is forgotten, and the write made
+	// again, once. The samples' insert that fails for it comes before
+	// any statement that changes the plan (the sessions get their ids
+	// after): the plan is written again as it was.
+	var strs map[string]internedString
+	for try := 1; ; try++ {
+		var err error
+		strs, err = s.writeRound(ctx, p, days, fences)
+		if err == nil {
+			break
+		}
+		if try == 2 || !isNoPartition(err) {
+			return s.fail("write", err)
+		}
+		s.forgetPartitions()
 	}
-	defer tx.Rollback()
-	strs, err := p.exec(ctx, s, tx)
-	if err != nil {
-		return s.fail("write", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return s.fail("write", err)
-	}
+	s.noteRefused(p)
 	for name, st := range p.states {
 		s.w.servers[name] = st
 	}
@@ -132,37 +160,63 @@ func (s *db) Write(ctx context.Context, samples []Sample) error {
 	return nil
 }
 
+// writeRound writes a plan in one transaction, once the partitions of
+// its days exist and, first, checking its fences.
+func (s *db) writeRound(ctx context.Context, p *roundPlan, days []int64, fences []fenceUse) (map[string]internedString, error) {
+	if err := s.ensureSampleDays(ctx, days); err != nil {
+		return nil, err
+	}
+	tx, err := s.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	if len(fences) > 0 {
+		if err := checkFences(ctx, tx, fences); err != nil {
+			return nil, err
+		}
+	}
+	strs, err := p.exec(ctx, s, tx)
+	if err != nil {
+		return nil, err
+	}
+	return strs, tx.Commit()
+}
+
 // add plans one sample of a server, st being the plan's copy of its state.
-func (p *roundPlan) add(st *serverState, smp *Sample, rolledMinute, gap int64) {
-	t := smp.Time.Unix()
+func (p *roundPlan) add(st *serverState, smp *Sample, rolledMinute int64, b Budget) {
+	t := sampleTime(smp)
 	p.day = max(p.day, floorDiv(t, day))
-	row := rawRow{t: t, server: st.id}
+	row := rawRow{t: t, server: st.id, vantage: clean(smp.Vantage, maxNameText)}
 	if smp.Up {
 		row.up = 1
 		row.players = orNull(int64(smp.Players))
 		row.maxPlayers = orNull(int64(smp.MaxPlayers))
 		row.bots = orNull(int64(smp.Bots))
 		if smp.Ping >= 0 {
-			row.ping = min(smp.Ping.Microseconds(), math.MaxInt32)
+			row.ping = orNull(min(smp.Ping.Microseconds(), math.MaxInt32))
 		}
-		row.mapText = clean(smp.Map, maxText)
-		row.versionText = clean(smp.Version, maxText)
+		row.mapText = p.text(st, t, clean(smp.Map, maxText), st.lastMap, b)
+		row.versionText = p.text(st, t, clean(smp.Version, maxText), st.lastVer, b)
 		for _, v := range []string{row.mapText, row.versionText} {
 			if v != "" {
 				p.strs[v] = true
 			}
 		}
 	}
-	key := [2]int64{t, st.id}
+	// The first sample of a key stays, in a batch as in the table.
+	key := rawKey{t, st.id, row.vantage}
 	if _, dup := p.raw[key]; !dup {
 		p.rawKeys = append(p.rawKeys, key)
+		p.raw[key] = row
 	}
-	p.raw[key] = row
 	if t < rolledMinute {
 		if old, ok := p.late[st.id]; !ok || t < old {
 			p.late[st.id] = t
 		}
 	}
+	p.sessions(st, smp, t, b)
+	p.incidents(st, smp, t)
 	if t <= st.lastT {
 		return // an older sample adds history, and changes nothing else
 	}
@@ -182,68 +236,88 @@ func (p *roundPlan) add(st *serverState, smp *Sample, rolledMinute, gap int64) {
 		st.lastMap = row.mapText
 		p.maps = append(p.maps, []any{st.id, t, row.mapText})
 	}
-	if smp.PlayerList != nil {
-		p.observe(st, t, smp.PlayerList, gap)
+	if row.versionText != "" {
+		st.lastVer = row.versionText
 	}
 }
 
-// observe follows a server's sessions through a poll at t that listed
-// players. Players are told apart by name only; several players of the
-// same name are as many sessions, matched longest-on first (the first
-// to leave ends the newest session) and given the highest scores first.
-func (p *roundPlan) observe(st *serverState, t int64, list []PlayerSeen, gap int64) {
-	if st.lastObs != 0 && t <= st.lastObs {
+// text is a map or version text a sample at t reports, last the
+// server's latest: kept as it is when it did not change, and when it did
+// while the server's changes of the hour allow; otherwise refused ("").
+func (p *roundPlan) text(st *serverState, t int64, text, last string, b Budget) string {
+	if text == "" || text == last || st.spent.change(t, b) {
+		return text
+	}
+	p.refuse(st, t, changesOf)
+	return ""
+}
+
+// sessions opens and ends a server's sessions as a sample's changes
+// say, and gives the open sessions the scores of its player list. A join
+// beyond the server's sessions of the hour (its Budget) opens nothing. Several
+// sessions of one name are matched longest-on first: a leave ends the
+// newest, and the highest scores go to the oldest.
+func (p *roundPlan) sessions(st *serverState, smp *Sample, t int64, b Budget) {
+	for _, c := range smp.Sessions {
+		name := clean(c.Player, maxText)
+		if name == "" {
+			continue
+		}
+		at := t
+		if !c.Time.IsZero() {
+			at = c.Time.Unix()
+		}
+		if !c.Left {
+			if !st.spent.session(at, b) {
+				p.refuse(st, at, sessionsOf)
+				continue
+			}
+			if len(st.open) < maxOpenSessions {
+				o := &openSession{player: name, joined: at, saved: at}
+				st.open = append(st.open, o)
+				p.joins = append(p.joins, sessionJoin{st.id, o})
+			}
+			continue
+		}
+		sortSessions(st.open)
+		for i := len(st.open) - 1; i >= 0; i-- {
+			if o := st.open[i]; o.player == name {
+				o.left = max(at, o.joined)
+				p.touch(o, at)
+				st.open = slices.Delete(st.open, i, i+1)
+				break
+			}
+		}
+	}
+	sortSessions(st.open)
+	if smp.PlayerList == nil || st.lastObs != 0 && t <= st.lastObs {
 		return
 	}
-	if len(st.open) > 0 && (st.lastObs == 0 || t-st.lastObs > gap) {
-		// Unseen for longer than the gap: they left when last seen.
-		for _, o := range st.open {
-			o.left = max(st.lastObs, o.joined)
-			p.touch(o, t)
-		}
-		st.open = nil
-	}
-	seen := make(map[string][]int64)
-	for i, pl := range list {
-		if i == maxPlayerList {
+	scores := make(map[string][]int64)
+	for i, pl := range smp.PlayerList {
+		if i == maxOpenSessions {
 			break
 		}
 		if name := clean(pl.Name, maxText); name != "" {
-			seen[name] = append(seen[name], pl.Score)
+			scores[name] = append(scores[name], pl.Score)
 		}
 	}
-	for _, scores := range seen {
-		slices.SortFunc(scores, func(a, b int64) int { return cmp.Compare(b, a) })
+	for _, list := range scores {
+		slices.SortFunc(list, func(a, b int64) int { return cmp.Compare(b, a) })
 	}
-	byName := make(map[string][]*openSession)
 	for _, o := range st.open { // oldest first
-		byName[o.player] = append(byName[o.player], o)
-	}
-	var open []*openSession
-	for name, sessions := range byName {
-		scores := seen[name]
-		for i, o := range sessions {
-			if i >= len(scores) {
-				o.left = t
-				p.touch(o, t)
-				continue
-			}
-			o.score = scores[i]
-			if o.score != o.savedScore && t-o.saved >= scoreEvery {
-				p.touch(o, t)
-			}
-			open = append(open, o)
+		list := scores[o.player]
+		if len(list) == 0 {
+			continue
+		}
+		o.score, scores[o.player] = list[0], list[1:]
+		switch {
+		case o.id == 0: // opened by this round: inserted with its score
+			o.savedScore = o.score
+		case o.score != o.savedScore && t-o.saved >= scoreEvery:
+			p.touch(o, t)
 		}
 	}
-	for name, scores := range seen {
-		for _, score := range scores[min(len(byName[name]), len(scores)):] {
-			o := &openSession{player: name, joined: t, score: score, saved: t, savedScore: score}
-			open = append(open, o)
-			p.joins = append(p.joins, sessionJoin{st.id, o})
-		}
-	}
-	sortSessions(open)
-	st.open = open
 	st.lastObs = t
 	p.observed[st.id] = t
 }
@@ -259,33 +333,39 @@ func (p *roundPlan) touch(o *openSession, t int64) {
 
 // exec writes the plan in tx, and returns the interned strings to cache.
 func (p *roundPlan) exec(ctx context.Context, s *db, tx *sql.Tx) (map[string]internedString, error) {
-	texts := make([]string, 0, len(p.strs))
-	for v := range p.strs {
-		texts = append(texts, v)
-	}
+	// In one order: two workers of a fleet that add the same new texts
+	// at once wait for one another instead of deadlocking.
+	texts := slices.Sorted(maps.Keys(p.strs))
 	ids, cached, err := s.internStrings(ctx, tx, texts, p.day)
 	if err != nil {
 		return nil, err
 	}
-	textID := func(v string) any {
+	textID := func(v string) *int64 {
 		if v == "" {
 			return nil
 		}
-		return ids[v]
+		id := ids[v]
+		return &id
 	}
-	args := make([]any, 0, len(p.rawKeys)*9)
-	for _, k := range p.rawKeys {
-		r := p.raw[k]
-		args = append(args, r.t, r.server, r.up, r.players, r.maxPlayers, r.bots, textID(r.mapText), textID(r.versionText), r.ping)
+	// Every batch below goes in one order (by server, then time): two
+	// writers of a shared database that touch the same rows (the regions
+	// of a fleet writing one server's state; a taker and the worker it
+	// took from) wait for one another instead of deadlocking.
+	slices.SortFunc(p.rawKeys, func(a, b rawKey) int {
+		return cmp.Or(cmp.Compare(a.server, b.server), cmp.Compare(a.t, b.t), cmp.Compare(a.vantage, b.vantage))
+	})
+	rows := make([]rawRow, len(p.rawKeys))
+	for i, k := range p.rawKeys {
+		rows[i] = p.raw[k]
 	}
-	err = s.execRows(ctx, tx, "INSERT INTO samples (t, server, up, players, max_players, bots, map, version, ping)",
-		"ON CONFLICT (t, server) DO UPDATE SET up = excluded.up, players = excluded.players, max_players = excluded.max_players, "+
-			"bots = excluded.bots, map = excluded.map, version = excluded.version, ping = excluded.ping", 9, args)
-	if err != nil {
+	if err := s.insertSamples(ctx, tx, rows, textID); err != nil {
 		return nil, err
 	}
+	var args []any
 	if len(p.maps) > 0 {
-		args = args[:0]
+		slices.SortFunc(p.maps, func(a, b []any) int {
+			return cmp.Or(cmp.Compare(a[0].(int64), b[0].(int64)), cmp.Compare(a[1].(int64), b[1].(int64)))
+		})
 		for _, m := range p.maps {
 			args = append(args, m[0], m[1], ids[m[2].(string)])
 		}
@@ -301,22 +381,30 @@ func (p *roundPlan) exec(ctx context.Context, s *db, tx *sql.Tx) (map[string]int
 	}
 	if len(p.observed) > 0 {
 		args = args[:0]
-		for id, t := range p.observed {
-			args = append(args, id, t)
+		for _, id := range slices.Sorted(maps.Keys(p.observed)) {
+			args = append(args, id, p.observed[id])
 		}
 		if err := s.execRows(ctx, tx, "INSERT INTO observed (server, t)", "ON CONFLICT (server) DO UPDATE SET t = excluded.t", 2, args); err != nil {
 			return nil, err
 		}
 	}
-	if err := s.writeSessions(ctx, tx, p.dirty, p.joins); err != nil {
+	players, err := p.limitNames(ctx, s, tx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.writeSessions(ctx, tx, p.dirty, p.joins, players); err != nil {
+		return nil, err
+	}
+	if err := s.writeIncidents(ctx, tx, p.incidentChanges); err != nil {
 		return nil, err
 	}
 	return cached, nil
 }
 
 // writeSessions updates the tracked sessions that changed and inserts
-// the new ones, giving them their ids.
-func (s *db) writeSessions(ctx context.Context, tx *sql.Tx, dirty map[*openSession]bool, joins []sessionJoin) error {
+// the new ones, giving them their ids; players are the ids of the player
+// names already looked up.
+func (s *db) writeSessions(ctx context.Context, tx *sql.Tx, dirty map[*openSession]bool, joins []sessionJoin, players map[string]int64) error {
 	// Scores apart from ends: setting left_at updates two indexes.
 	var ended, scores [][]any
 	for o := range dirty {
@@ -335,14 +423,18 @@ func (s *db) writeSessions(ctx context.Context, tx *sql.Tx, dirty map[*openSessi
 	if len(joins) == 0 {
 		return nil
 	}
-	names := make([]string, 0, len(joins))
+	var names []string
 	for _, j := range joins {
-		names = append(names, j.s.player)
+		if _, ok := players[j.s.player]; !ok {
+			names = append(names, j.s.player)
+		}
 	}
-	players, err := s.intern(ctx, tx, "players", "name", names, -1)
+	added, err := s.intern(ctx, tx, "players", "name", names, -1)
 	if err != nil {
 		return err
 	}
+	maps.Copy(added, players)
+	players = added
 	type key struct{ server, player, joined int64 }
 	pending := make(map[key][]*openSession)
 	args := make([]any, 0, len(joins)*5)
@@ -428,11 +520,27 @@ func (s *db) internStrings(ctx context.Context, tx *sql.Tx, values []string, day
 	return ids, cache, nil
 }
 
-// intern returns the ids of values in table's column col, inserting the
-// missing ones (with seen, when it is not negative).
-func (s *db) intern(ctx context.Context, tx *sql.Tx, table, col string, values []string, seen int64) (map[string]int64, error) {
+// lookup returns the ids of the values of table's column col that it
+// has.
+func (s *db) lookup(ctx context.Context, tx *sql.Tx, table, col string, values []string) (map[string]int64, error) {
 	ids := make(map[string]int64, len(values))
-	scan := func(r *sql.Rows) error {
+	for rest := values; len(rest) > 0; {
+		n := min(500, len(rest))
+		args := make([]any, n)
+		for i, v := range rest[:n] {
+			args[i] = v
+		}
+		if err := eachRow(ctx, tx, s.q("SELECT id, "+col+" FROM "+table+" WHERE "+col+" IN "+inList(n)), args, scanIDs(ids)); err != nil {
+			return nil, err
+		}
+		rest = rest[n:]
+	}
+	return ids, nil
+}
+
+// scanIDs reads rows of an id and a value into ids, by value.
+func scanIDs(ids map[string]int64) func(*sql.Rows) error {
+	return func(r *sql.Rows) error {
 		var id int64
 		var v string
 		if err := r.Scan(&id, &v); err != nil {
@@ -441,20 +549,21 @@ func (s *db) intern(ctx context.Context, tx *sql.Tx, table, col string, values [
 		ids[v] = id
 		return nil
 	}
-	for rest := values; len(rest) > 0; {
-		n := min(500, len(rest))
-		args := make([]any, n)
-		for i, v := range rest[:n] {
-			args[i] = v
-		}
-		if err := eachRow(ctx, tx, s.q("SELECT id, "+col+" FROM "+table+" WHERE "+col+" IN "+inList(n)), args, scan); err != nil {
-			return nil, err
-		}
-		rest = rest[n:]
+}
+
+// intern returns the ids of values in table's column col, inserting the
+// missing ones (with seen, when it is not negative).
+func (s *db) intern(ctx context.Context, tx *sql.Tx, table, col string, values []string, seen int64) (map[string]int64, error) {
+	ids, err := s.lookup(ctx, tx, table, col, values)
+	if err != nil {
+		return nil, err
 	}
+	scan := scanIDs(ids)
 	var add []any
 	added := make(map[string]bool)
-	for _, v := range values {
+	// Sorted: writers that add the same new values wait for one another
+	// instead of deadlocking on the unique index.
+	for _, v := range slices.Sorted(slices.Values(values)) {
 		if _, ok := ids[v]; !ok && !added[v] {
 			added[v] = true
 			add = append(add, v)
@@ -470,10 +579,26 @@ func (s *db) intern(ctx context.Context, tx *sql.Tx, table, col string, values [
 	per := s.chunkRows(cols)
 	for len(add) > 0 {
 		n := min(per, len(add)/cols)
-		if err := eachRow(ctx, tx, s.q(head+valuesRows(n, cols)+" RETURNING id, "+col), add[:n*cols], scan); err != nil {
+		if err := eachRow(ctx, tx, s.q(head+valuesRows(n, cols)+" ON CONFLICT ("+col+") DO NOTHING RETURNING id, "+col), add[:n*cols], scan); err != nil {
 			return nil, err
 		}
 		add = add[n*cols:]
+	}
+	// Another writer of the database (a worker of a fleet that shares
+	// it) may have added some of them since the lookup: theirs stand,
+	// and are read.
+	var theirs []string
+	for v := range added {
+		if _, ok := ids[v]; !ok {
+			theirs = append(theirs, v)
+		}
+	}
+	if len(theirs) > 0 {
+		found, err := s.lookup(ctx, tx, table, col, theirs)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(ids, found)
 	}
 	return ids, nil
 }
@@ -484,6 +609,8 @@ func (s *db) updateByID(ctx context.Context, tx *sql.Tx, table string, cols []st
 	if len(rows) == 0 {
 		return nil
 	}
+	// By id: writers that update the same rows lock them in one order.
+	slices.SortFunc(rows, func(a, b []any) int { return cmp.Compare(a[0].(int64), b[0].(int64)) })
 	if !s.d.joinUpdates() {
 		return s.updateEach(ctx, tx, table, cols, rows)
 	}

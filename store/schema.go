@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strconv"
 )
@@ -96,6 +97,39 @@ var migrations = []migration{
 			t      BIGINT NOT NULL
 		){norowid}`,
 	}},
+	// Version 2: the newest sessions of every server, or of one, are
+	// read from the join time down and the reading stops at the limit
+	// (recentSessions); left_at in the index tells, without reading the
+	// row, whether a session that joined earlier was still on.
+	{stmts: []string{
+		`CREATE INDEX sessions_joined ON sessions (joined_at, id, left_at)`,
+		`CREATE INDEX sessions_server_joined ON sessions (server, joined_at, id, left_at)`,
+	}},
+	// Version 3: the monitor's alerts across restarts (AlertJournal):
+	// what each server's rules announced and when (their cooldowns), by
+	// server name, and the alerts raised and not yet delivered, by
+	// webhook name, in the order they were raised.
+	{stmts: []string{
+		`CREATE TABLE alert_state (
+			server TEXT NOT NULL PRIMARY KEY,
+			state  TEXT NOT NULL
+		){norowid}`,
+		`CREATE TABLE alert_outbox (
+			id      {id},
+			webhook TEXT NOT NULL,
+			t       BIGINT NOT NULL,
+			alert   TEXT NOT NULL
+		)`,
+	}},
+	// Version 4: incidents (store/incidents.go) and maintenance windows
+	// set through the API (store/maintenance.go).
+	{stmts: incidentSchema},
+	clusterMigration,
+	vantageMigration,
+	sampleKeyMigration,
+	fenceTimeMigration,
+	partialMigration,
+	sessionIndexMigration,
 }
 
 // rollupTable is the schema of a rollup level: per bucket, the number of
@@ -116,8 +150,12 @@ func rollupTable(name string) string {
 		){norowid}`
 }
 
+// migration is one version of the schema: its statements, then, when
+// set, run, for what static statements cannot say (DDL that depends on
+// the rows, or differs between the engines).
 type migration struct {
 	stmts []string
+	run   func(ctx context.Context, tx *sql.Tx, d dialect) error
 }
 
 // migrate brings the schema to the latest version, one transaction per
@@ -169,6 +207,11 @@ func (s *db) migrateStep(ctx context.Context) (done bool, err error) {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return false, fmt.Errorf("migrating the schema to version %d: %w", v+1, err)
+		}
+	}
+	if run := s.opts.migrations[v].run; run != nil {
+		if err := run(ctx, tx, s.d); err != nil {
 			return false, fmt.Errorf("migrating the schema to version %d: %w", v+1, err)
 		}
 	}

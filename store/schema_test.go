@@ -19,18 +19,19 @@ func withMigrations(list []migration) Option {
 func TestMigrations(t *testing.T) {
 	eachEngine(t, func(t *testing.T, e engine) {
 		ctx := context.Background()
-		v1 := migrations[:1]
+		// v1 is this gsq's schema, v2 the next one.
+		v1 := migrations
 		st := e.open(t, withMigrations(v1))
 		syncNames(t, st, "s")
-		must(t, st.Write(ctx, []Sample{withPlayers("s", t0, "alice:3")}))
+		must(t, st.Write(ctx, []Sample{changes(withPlayers("s", t0, "alice:3"), "+alice")}))
 		must(t, st.Close())
 
 		// A version 2 this gsq does not have yet.
-		v2 := append(v1[:1:1], migration{stmts: []string{
+		v2 := append(v1[:len(v1):len(v1)], migration{stmts: []string{
 			"ALTER TABLE servers ADD COLUMN note TEXT NOT NULL DEFAULT ''",
 			"CREATE TABLE extra (id {id}, note TEXT NOT NULL)",
 		}})
-		broken := append(v1[:1:1], migration{stmts: []string{
+		broken := append(v1[:len(v1):len(v1)], migration{stmts: []string{
 			"CREATE TABLE half (id {id})",
 			"THIS IS NOT SQL",
 		}})
@@ -92,7 +93,7 @@ func TestCheckFindsBrokenRows(t *testing.T) {
 		ctx := context.Background()
 		st := e.open(t)
 		syncNames(t, st, "s")
-		must(t, st.Write(ctx, []Sample{withPlayers("s", t0, "alice:3")}))
+		must(t, st.Write(ctx, []Sample{changes(withPlayers("s", t0, "alice:3"), "+alice")}))
 		must(t, st.Check(ctx))
 		if _, err := st.wdb.Exec("UPDATE sessions SET left_at = joined_at - 10"); err != nil {
 			t.Fatal(err)
@@ -118,7 +119,11 @@ func TestFixtureV1(t *testing.T) {
 		must(t, err)
 		syncNames(t, st, "fixture")
 		for m := 0; m < 150; m++ {
-			must(t, st.Write(ctx, []Sample{withPlayers("fixture", min_(m), "alice:1", "bob:2")}))
+			smp := withPlayers("fixture", min_(m), "alice:1", "bob:2")
+			if m == 0 {
+				smp = changes(smp, "+alice", "+bob")
+			}
+			must(t, st.Write(ctx, []Sample{smp}))
 		}
 		must(t, st.Maintain(ctx, min_(150)))
 		must(t, st.Close())

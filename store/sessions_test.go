@@ -1,8 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +22,22 @@ func withPlayers(server string, at time.Time, players ...string) Sample {
 		var n int64
 		fmt.Sscan(score, &n)
 		smp.PlayerList = append(smp.PlayerList, PlayerSeen{Name: name, Score: n})
+	}
+	return smp
+}
+
+// changes adds session changes to a sample: "+name" joined, "-name"
+// left, "-name@7" left at minute 7.
+func changes(smp Sample, list ...string) Sample {
+	for _, c := range list {
+		name, at, _ := strings.Cut(c[1:], "@")
+		ch := SessionChange{Player: name, Left: c[0] == '-'}
+		if at != "" {
+			var m int
+			fmt.Sscan(at, &m)
+			ch.Time = min_(m)
+		}
+		smp.Sessions = append(smp.Sessions, ch)
 	}
 	return smp
 }
@@ -46,20 +66,22 @@ func TestSessions(t *testing.T) {
 		st := e.open(t, WithClock(clock.now))
 		syncNames(t, st, "s", "other")
 		rounds := []Sample{
-			withPlayers("s", min_(0), "alice:1", "Player:0", "Player:5"),
-			withPlayers("s", min_(1), "alice:3", "Player:7", "Player:2", "Player:0", "bob:0"),
-			// A poll that did not ask for players changes nothing.
+			changes(withPlayers("s", min_(0), "alice:1", "Player:0", "Player:5"), "+alice", "+Player", "+Player"),
+			changes(withPlayers("s", min_(1), "alice:3", "Player:7", "Player:2", "Player:0", "bob:0"), "+Player", "+bob"),
+			// A poll that lists nobody and changes nothing.
 			up("s", min_(2), 5),
-			withPlayers("s", min_(3), "alice:4", "Player:9", "bob:1"),
-			// Down for less than the gap: sessions go on.
+			// Two of the three Players left: the newest sessions end.
+			changes(withPlayers("s", min_(3), "alice:4", "Player:9", "bob:1"), "-Player", "-Player"),
 			down("s", min_(4)),
 			withPlayers("s", min_(6), "alice:4", "bob:2", "Player:9", ""),
-			withPlayers("s", min_(7), "bob:2"),
-			// Down for longer than the gap (5 min): bob left when last seen.
-			down("s", min_(8)),
-			withPlayers("s", min_(20), "bob:0"),
-			withPlayers("other", min_(2), "alice:50"),
-			withPlayers("other", min_(3)),
+			changes(withPlayers("s", min_(7), "bob:2"), "-alice", "-Player"),
+			// Down: bob left when he was last listed.
+			changes(down("s", min_(8)), "-bob@7"),
+			changes(withPlayers("s", min_(20), "bob:0"), "+bob"),
+			changes(withPlayers("other", min_(2), "alice:50"), "+alice"),
+			changes(withPlayers("other", min_(3)), "-alice"),
+			// A leave of nobody on is nothing.
+			changes(withPlayers("other", min_(4)), "-carol"),
 		}
 		for _, smp := range rounds {
 			must(t, st.Write(ctx, []Sample{smp}))
@@ -128,25 +150,46 @@ func TestSessions(t *testing.T) {
 	})
 }
 
+// TestSessionsAcrossRestart: what a monitor that starts again resumes
+// from (Present), and the end of the sessions of a server no longer
+// watched.
 func TestSessionsAcrossRestart(t *testing.T) {
 	eachEngine(t, func(t *testing.T, e engine) {
 		ctx := context.Background()
 		st := e.open(t)
 		syncNames(t, st, "s", "t")
-		must(t, st.Write(ctx, []Sample{withPlayers("s", min_(0), "alice:1"), withPlayers("t", min_(0), "carol:1")}))
-		must(t, st.Write(ctx, []Sample{withPlayers("s", min_(1), "alice:2", "bob:1"), withPlayers("t", min_(1), "carol:2")}))
+		must(t, st.Write(ctx, []Sample{
+			changes(withPlayers("s", min_(0), "alice:1"), "+alice"),
+			changes(withPlayers("t", min_(0), "carol:1"), "+carol"),
+		}))
+		must(t, st.Write(ctx, []Sample{
+			changes(withPlayers("s", min_(1), "alice:2", "bob:1", "bob:3"), "+bob", "+bob"),
+			withPlayers("t", min_(1), "carol:2"),
+		}))
 		must(t, st.Close())
 
-		// Back within the gap: sessions go on.
 		st = e.open(t)
-		must(t, st.Write(ctx, []Sample{withPlayers("s", min_(3), "alice:5")}))
-		// The monitor stopped for an hour: t's players left when last seen.
+		present, err := st.Present(ctx)
+		must(t, err)
+		if got := fmt.Sprint(present["s"].Players); got != "[alice bob bob]" || !present["s"].Listed.Equal(min_(1)) {
+			t.Errorf("present on s: %v at %v", present["s"].Players, present["s"].Listed)
+		}
+		if got := fmt.Sprint(present["t"].Players); got != "[carol]" || len(present) != 2 {
+			t.Errorf("present: %v", present)
+		}
+		// t is no longer watched: carol left when last listed.
+		syncNames(t, st, "s")
+		must(t, st.Write(ctx, []Sample{changes(withPlayers("s", min_(3), "alice:5", "bob:3"), "-bob")}))
 		must(t, st.Close())
+
 		st = e.open(t)
-		must(t, st.Maintain(ctx, min_(64)))
-		must(t, st.Write(ctx, []Sample{withPlayers("s", min_(65), "alice:0")}))
+		present, err = st.Present(ctx)
+		must(t, err)
+		if len(present) != 1 || fmt.Sprint(present["s"].Players) != "[alice bob]" {
+			t.Errorf("present after t left the config: %v", present)
+		}
 		for server, want := range map[string]string{
-			"s": "alice 0-3 5\nalice 65-- 0\nbob 1-3 1",
+			"s": "alice 0-- 5\nbob 1-- 3\nbob 1-3 1",
 			"t": "carol 0-1 2",
 		} {
 			list, err := st.Sessions(ctx, SessionQuery{Server: server, To: min_(100)})
@@ -156,28 +199,6 @@ func TestSessionsAcrossRestart(t *testing.T) {
 			}
 		}
 		must(t, st.Check(ctx))
-	})
-}
-
-func TestSessionGapOption(t *testing.T) {
-	eachEngine(t, func(t *testing.T, e engine) {
-		ctx := context.Background()
-		st := e.open(t, WithSessionGap(30*time.Minute))
-		syncNames(t, st, "s")
-		must(t, st.Write(ctx, []Sample{withPlayers("s", min_(0), "alice:1")}))
-		must(t, st.Write(ctx, []Sample{withPlayers("s", min_(20), "alice:1")}))
-		must(t, st.Maintain(ctx, min_(40)))
-		list, err := st.Sessions(ctx, SessionQuery{Server: "s", To: min_(100)})
-		must(t, err)
-		if got := sessionsText(list); got != "alice 0-- 1" {
-			t.Errorf("with a 30 min gap, polls 20 min apart: %s", got)
-		}
-		must(t, st.Maintain(ctx, min_(51)))
-		list, err = st.Sessions(ctx, SessionQuery{Server: "s", To: min_(100)})
-		must(t, err)
-		if got := sessionsText(list); got != "alice 0-20 1" {
-			t.Errorf("31 min after the last poll: %s", got)
-		}
 	})
 }
 
@@ -232,6 +253,99 @@ func TestRecordsAndMaps(t *testing.T) {
 		must(t, err)
 		if len(changes) != 9 {
 			t.Errorf("%d map changes over 3 days and a restart, want 9", len(changes))
+		}
+	})
+}
+
+// TestSessionsQueryAgreesWithEveryRow: the sessions query, which reads
+// index ranges that stop at the limit (recentSessions), answers as a
+// filter over every row would: the sessions of a server, or of all, that
+// overlap [From, To), newest first (by join, then id), at most Limit.
+// 3,000 sessions, open and closed, long and short, many joining at the
+// same second, so that both ways of finding the sessions still on at
+// From are taken.
+func TestSessionsQueryAgreesWithEveryRow(t *testing.T) {
+	eachEngine(t, func(t *testing.T, e engine) {
+		ctx := context.Background()
+		now := t0.Add(10 * 24 * time.Hour)
+		st := e.open(t, WithClock(func() time.Time { return now }))
+		syncNames(t, st, "a", "b", "c")
+		servers := map[int64]string{}
+		must(t, eachRow(ctx, st.rdb, "SELECT id, name FROM servers", nil, func(r *sql.Rows) error {
+			var id int64
+			var name string
+			err := r.Scan(&id, &name)
+			servers[id] = name
+			return err
+		}))
+		ids := slices.Sorted(maps.Keys(servers))
+		rng := rand.New(rand.NewPCG(3, 4))
+		var players, rows []any
+		type row struct {
+			id, joined int64
+			left       *int64
+			server     string
+		}
+		var all []row
+		for i := range int64(3000) {
+			joined := t0.Unix() + rng.Int64N(10*24*3600)/30*30 // on 30 s polls: many ties
+			var left *int64
+			if rng.IntN(20) > 0 {
+				l := min(joined+rng.Int64N(4*3600), now.Unix())
+				left = &l
+			}
+			server := ids[rng.IntN(len(ids))]
+			players = append(players, i+1, fmt.Sprint("p", i))
+			var l any
+			if left != nil {
+				l = *left
+			}
+			rows = append(rows, i+1, server, i+1, joined, l, 0)
+			all = append(all, row{i + 1, joined, left, servers[server]})
+		}
+		tx, err := st.wdb.BeginTx(ctx, nil)
+		must(t, err)
+		must(t, st.execRows(ctx, tx, "INSERT INTO players (id, name)", "", 2, players))
+		must(t, st.execRows(ctx, tx, "INSERT INTO sessions (id, server, player, joined_at, left_at, score)", "", 6, rows))
+		must(t, tx.Commit())
+		slices.SortFunc(all, func(a, b row) int { return cmp.Or(cmp.Compare(b.joined, a.joined), cmp.Compare(b.id, a.id)) })
+		for i := range 40 {
+			q := SessionQuery{Limit: []int{1, 10, 100, 1000}[i%4]}
+			if i%3 > 0 {
+				q.Server = servers[ids[i%len(ids)]]
+			}
+			switch i % 5 {
+			case 0: // the last day
+				q.From = now.Add(-24 * time.Hour)
+			case 1: // a minute or an hour, somewhere
+				q.From = t0.Add(time.Duration(rng.Int64N(10*24*3600)) * time.Second)
+				q.To = q.From.Add([]time.Duration{time.Minute, time.Hour}[i%2])
+			case 2: // the future
+				q.From, q.To = now.Add(time.Hour), now.Add(2*time.Hour)
+			case 3: // all time
+			case 4: // a point: a second
+				q.From = t0.Add(time.Duration(rng.Int64N(10*24*3600)) * time.Second)
+				q.To = q.From.Add(time.Second)
+			}
+			to := q.To
+			if to.IsZero() {
+				to = now
+			}
+			var want []string
+			for _, r := range all {
+				if (q.Server == "" || r.server == q.Server) && r.joined < to.Unix() && (r.left == nil || *r.left > q.From.Unix()) && len(want) < q.Limit {
+					want = append(want, fmt.Sprintf("%s p%d %d", r.server, r.id-1, r.joined))
+				}
+			}
+			got, err := st.Sessions(ctx, q)
+			must(t, err)
+			var have []string
+			for _, x := range got {
+				have = append(have, fmt.Sprintf("%s %s %d", x.Server, x.Player, x.Joined.Unix()))
+			}
+			if strings.Join(have, "\n") != strings.Join(want, "\n") {
+				t.Errorf("query %d %+v: %d sessions, want %d", i, q, len(have), len(want))
+			}
 		}
 	})
 }

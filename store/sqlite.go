@@ -15,16 +15,22 @@ import (
 	"time"
 
 	"modernc.org/sqlite"
+
+	"github.com/gsq-project/gsq/internal/ratelog"
 )
 
 // SQLite result codes (the primary code, the low byte of an extended one).
 const (
+	sqliteError    = 1
 	sqliteBusy     = 5
 	sqliteCorrupt  = 11
 	sqliteFull     = 13
 	sqliteCantOpen = 14
 	sqliteReadOnly = 8
 	sqliteNotADB   = 26
+	// sqliteReadOnlyDBMoved is SQLITE_READONLY_DBMOVED: SQLite noticed
+	// that the file was moved (it checks in rollback-journal mode only).
+	sqliteReadOnlyDBMoved = sqliteReadOnly | 4<<8
 )
 
 // sqlitePragmas are set on every connection, unless the DSN sets them:
@@ -58,6 +64,10 @@ func (sqliteDialect) ddl(stmt string) string {
 
 func (sqliteDialect) placeholder(int) string { return "?" }
 
+func (sqliteDialect) indexedBy(index string) string { return " INDEXED BY " + index }
+
+func (sqliteDialect) likeFold(col string) string { return col + " LIKE" }
+
 func (sqliteDialect) joinUpdates() bool { return false }
 
 func (sqliteDialect) maxParams() int { return 32766 }
@@ -66,6 +76,9 @@ func (sqliteDialect) kind(err error) error {
 	var e *sqlite.Error
 	if !errors.As(err, &e) {
 		return nil
+	}
+	if e.Code() == sqliteReadOnlyDBMoved {
+		return ErrReplaced
 	}
 	switch e.Code() & 0xff {
 	case sqliteFull:
@@ -168,7 +181,9 @@ func sqliteLocation(dsn string) (path, uri string, err error) {
 		path = dsn
 		query = url.Values{}
 	}
-	if path == "" || path == ":memory:" || query.Get("mode") == "memory" {
+	// ":memory:?cache=shared", the SQLite idiom without "file:", means
+	// the same as with it: no file of that name.
+	if bare, _, _ := strings.Cut(path, "?"); bare == ":memory:" || path == "" || query.Get("mode") == "memory" {
 		return "", "", errors.New("an in-memory database keeps no history: give a file")
 	}
 	if path, err = filepath.Abs(path); err != nil {
@@ -215,7 +230,7 @@ func openSQLite(ctx context.Context, dsn string, o options) (Store, error) {
 		return fail(nil, err)
 	}
 	wdb.SetMaxOpenConns(1)
-	s := &db{d: sqliteDialect{}, name: path, wdb: wdb, opts: o}
+	s := &db{d: sqliteDialect{}, name: path, wdb: wdb, opts: o, log: &ratelog.Limiter{Logf: o.logf}}
 	s.w.init()
 	if err := s.initSQLite(ctx, path); err != nil {
 		wdb.Close()
@@ -228,6 +243,13 @@ func openSQLite(ctx context.Context, dsn string, o options) (Store, error) {
 	}
 	rdb.SetMaxOpenConns(4)
 	s.rdb = rdb
+	if s.file, err = os.Stat(path); err != nil {
+		s.Close()
+		return fail(nil, err)
+	}
+	// On Windows, os.SameFile reads a file's identity when first asked:
+	// ask now, while the file at the path is the one open.
+	os.SameFile(s.file, s.file)
 	return s, nil
 }
 
@@ -235,10 +257,17 @@ func openSQLite(ctx context.Context, dsn string, o options) (Store, error) {
 // readies a new one, and migrates.
 func (s *db) initSQLite(ctx context.Context, path string) error {
 	var appID int64
-	var tables int
+	var tables, meta int
 	// One statement, one snapshot: another process may be creating the
 	// schema right now.
-	err := s.wdb.QueryRowContext(ctx, "SELECT (SELECT application_id FROM pragma_application_id), (SELECT count(*) FROM sqlite_schema)").Scan(&appID, &tables)
+	err := s.wdb.QueryRowContext(ctx, `SELECT (SELECT application_id FROM pragma_application_id), (SELECT count(*) FROM sqlite_schema),
+		(SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'meta')`).Scan(&appID, &tables, &meta)
+	if e := (*sqlite.Error)(nil); errors.As(err, &e) && e.Code() == sqliteError {
+		// Reading the header and the schema failed with no more precise
+		// code: a header SQLite cannot take ("unsupported file format")
+		// or a schema it cannot parse.
+		return &Error{Op: "open", DB: path, Kind: ErrCorrupt, Err: err}
+	}
 	if err != nil {
 		return s.openError(err, path)
 	}
@@ -252,7 +281,10 @@ func (s *db) initSQLite(ctx context.Context, path string) error {
 		if err := s.setWAL(ctx); err != nil {
 			return s.openError(err, path)
 		}
-	case appID != sqliteApplicationID:
+	case appID != sqliteApplicationID || meta == 0:
+		// gsq sets its application_id in the transaction that creates
+		// its tables, meta among them: tables without meta are another
+		// application's, whatever the header says.
 		return &Error{Op: "open", DB: path, Kind: ErrForeign, Err: s.foreignSQLite(ctx, appID)}
 	default:
 		if err := s.setWAL(ctx); err != nil {

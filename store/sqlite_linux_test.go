@@ -79,7 +79,11 @@ func crashRound(i int) []Sample {
 	at := t0.Add(time.Duration(i) * 30 * time.Second)
 	round := make([]Sample, 0, crashServers)
 	for s := range crashServers {
-		round = append(round, withPlayers(fmt.Sprint("s", s), at, "alice:"+strconv.Itoa(i), "bob:1"))
+		smp := withPlayers(fmt.Sprint("s", s), at, "alice:"+strconv.Itoa(i), "bob:1")
+		if i == 1 {
+			smp = changes(smp, "+alice", "+bob")
+		}
+		round = append(round, smp)
 	}
 	return round
 }

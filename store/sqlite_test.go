@@ -47,6 +47,8 @@ func TestSQLiteForeignFiles(t *testing.T) {
 		{text, "not a SQLite database"},
 		{otherApp("kuma.db", "CREATE TABLE heartbeat (id INTEGER PRIMARY KEY, status INTEGER); CREATE TABLE monitor (id INTEGER)"), "with tables heartbeat, monitor"},
 		{otherApp("app.db", "PRAGMA application_id = 12345"), "application_id 0x3039"},
+		// Another application's tables under gsq's application_id.
+		{otherApp("forged.db", "PRAGMA application_id = 1735618893; CREATE TABLE heartbeat (id INTEGER)"), "0x6773714d), with tables heartbeat"},
 	} {
 		before, err := os.ReadFile(c.path)
 		must(t, err)
@@ -198,5 +200,43 @@ func TestDefaultPath(t *testing.T) {
 	must(t, err)
 	if want := filepath.Join(dir, ".local", "state", "gsq", "monitor.db"); path != want {
 		t.Errorf("DefaultPath() without XDG_STATE_HOME = %s, want %s", path, want)
+	}
+}
+
+// TestDatabaseFileDeletedWhileRunning: the SQLite file deleted, moved
+// away or replaced under a running store. Every later write, and Close,
+// fail with ErrReplaced naming the file, instead of writing on into a
+// file nobody will see again.
+func TestDatabaseFileDeletedWhileRunning(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	other := filepath.Join(t.TempDir(), "other.db")
+	st, err := Open(ctx, other)
+	must(t, err)
+	must(t, st.Close())
+	for name, act := range map[string]func(path string) error{
+		"deleted":  os.Remove,
+		"moved":    func(path string) error { return os.Rename(path, path+".old") },
+		"replaced": func(path string) error { return os.Rename(other, path) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "monitor.db")
+			st, err := Open(ctx, path)
+			must(t, err)
+			defer st.Close()
+			syncNames(t, st, "s")
+			must(t, st.Write(ctx, []Sample{withPlayers("s", t0, "alice:1")}))
+			must(t, act(path))
+			refused := func(op string, err error) {
+				t.Helper()
+				if !errors.Is(err, ErrReplaced) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), op) {
+					t.Errorf("%s after the file was %s: %v, want ErrReplaced naming %s", op, name, err, path)
+				}
+			}
+			refused("write", st.Write(ctx, []Sample{up("s", t0.Add(time.Minute), 1)}))
+			refused("maintain", st.Maintain(ctx, t0.Add(time.Hour)))
+			refused("sync servers", st.SyncServers(ctx, []Server{{Name: "t"}}))
+			refused("close", st.Close())
+		})
 	}
 }

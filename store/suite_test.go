@@ -2,24 +2,19 @@ package store
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/gsq-project/gsq/store/storetest"
 )
 
 // The same tests run against every engine: SQLite always, PostgreSQL when
 // GSQ_TEST_POSTGRES names a database, for example
 // postgres://postgres@127.0.0.1:5432/test?sslmode=disable. Each
 // PostgreSQL test works in a schema of its own, dropped at its end.
-
-var schemaSeq atomic.Int64
 
 // engine is a database a test opens, and opens again.
 type engine struct {
@@ -43,32 +38,11 @@ func eachEngine(t *testing.T, fn func(t *testing.T, e engine)) {
 	}
 }
 
-// postgresTestDSN returns dsn with a search_path naming a fresh schema,
-// dropped when the test ends.
-func postgresTestDSN(t testing.TB, dsn string) string {
+// postgresTestDSN returns GSQ_TEST_POSTGRES with a search_path naming a
+// fresh schema, dropped when the test ends.
+func postgresTestDSN(t testing.TB, _ string) string {
 	t.Helper()
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatalf("GSQ_TEST_POSTGRES: %v", err)
-	}
-	schema := fmt.Sprintf("gsq_test_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9, schemaSeq.Add(1))
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, dsn)
-		if err != nil {
-			t.Errorf("dropping schema %s: %v", schema, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
-			t.Errorf("dropping schema %s: %v", schema, err)
-		}
-	})
-	return u.String()
+	return storetest.PostgresDSN(t)
 }
 
 // open opens the engine's database; it is closed when the test ends.
