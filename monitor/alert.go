@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gsq-project/gsq/internal/duration"
 	"github.com/gsq-project/gsq/result"
 )
 
@@ -33,7 +34,7 @@ type Alert struct {
 
 	// Down: the failed polls in a row, and the last error. Since is the
 	// last answer before the outage (for a server that never answered,
-	// when it was found down), for down and up alerts alike.
+	// its first failed poll), for down and up alerts alike.
 	Failures int           `json:"failures,omitempty"`
 	Since    *time.Time    `json:"since,omitempty"`
 	Error    *result.Error `json:"error,omitempty"`
@@ -53,6 +54,9 @@ type Alert struct {
 	Delayed bool `json:"delayed,omitempty"`
 
 	rule *Rule // the rule that raised it: which webhooks it goes to
+	// delivery is the idempotency key of an alert a fleet committed
+	// ("server:transition"), sent as the X-Gsq-Delivery header; "" alone.
+	delivery string
 }
 
 // describe says what the alert is about in one line. esc escapes text
@@ -64,10 +68,13 @@ func (a *Alert) describe(esc func(string) string) string {
 	case AlertDown:
 		s = name + " is down"
 		if a.Failures > 0 {
-			s += fmt.Sprintf(": %d polls in a row failed", a.Failures)
+			s += ": " + Plural(a.Failures, "poll", "polls") + " in a row failed"
 		}
-		if a.Since != nil {
-			s += ", no answer for " + FormatDuration(a.Time.Sub(*a.Since))
+		switch {
+		case a.Since != nil && a.Summary == nil:
+			s += ", never answered in " + duration.Brief(a.Time.Sub(*a.Since))
+		case a.Since != nil:
+			s += ", no answer for " + duration.Brief(a.Time.Sub(*a.Since))
 		}
 		if a.Error != nil {
 			s += " (" + esc(string(a.Error.Kind))
@@ -79,7 +86,7 @@ func (a *Alert) describe(esc func(string) string) string {
 	case AlertUp:
 		s = name + " is up"
 		if a.DowntimeSeconds > 0 {
-			s += " again after " + FormatDuration(time.Duration(a.DowntimeSeconds*float64(time.Second)))
+			s += " again after " + duration.Brief(time.Duration(a.DowntimeSeconds*float64(time.Second)))
 		}
 		if d := a.summaryLine(esc); d != "" {
 			s += ": " + d
@@ -90,9 +97,9 @@ func (a *Alert) describe(esc func(string) string) string {
 			n = *a.Players
 		}
 		if a.Direction == Rising {
-			s = fmt.Sprintf("%s has %d players (threshold %d reached)", name, n, a.Threshold)
+			s = fmt.Sprintf("%s has %s (threshold %d reached)", name, Plural(n, "player", "players"), a.Threshold)
 		} else {
-			s = fmt.Sprintf("%s is down to %d players (below threshold %d)", name, n, a.Threshold)
+			s = fmt.Sprintf("%s is down to %s (below threshold %d)", name, Plural(n, "player", "players"), a.Threshold)
 		}
 	case AlertMap:
 		s = fmt.Sprintf("%s changed map to %s", name, esc(a.Map))
@@ -123,7 +130,7 @@ func (a *Alert) summaryLine(esc func(string) string) string {
 		if mx := a.Summary.MaxPlayers; mx != nil {
 			parts = append(parts, fmt.Sprintf("%d/%d players", *p, *mx))
 		} else {
-			parts = append(parts, strconv.Itoa(*p)+" players")
+			parts = append(parts, Plural(*p, "player", "players"))
 		}
 	}
 	return strings.Join(parts, ", ")

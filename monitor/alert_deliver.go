@@ -1,190 +1,332 @@
 package monitor
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/gsq-project/gsq/internal/duration"
 	"github.com/gsq-project/gsq/internal/ratelog"
+	"github.com/gsq-project/gsq/store"
 )
 
 // Defaults of AlerterOptions.
 const (
-	DefaultQueueSize      = 256
+	// DefaultQueueSize is the alerts that may wait per webhook: a storm
+	// of 1,000 servers going down at once fits, in about ten messages.
+	DefaultQueueSize      = 10_000
 	DefaultAttempts       = 6
 	DefaultBackoff        = time.Second
 	DefaultMaxBackoff     = time.Minute
 	DefaultAttemptTimeout = 10 * time.Second
 	DefaultMaxRetryAfter  = 5 * time.Minute
+	// DefaultMaxThrottled bounds the 429 answers in a row, each with a
+	// Retry-After, that one message may get before it is given up on.
+	// They are not counted as attempts: a rate limit says "later", not
+	// "broken".
+	DefaultMaxThrottled = 50
 )
 
-// maxResponseRead bounds what is read of a webhook's answer: enough for
-// an error message, and to let the connection be reused.
-const maxResponseRead = 64 << 10
-
-// userAgent is sent with every webhook request.
-const userAgent = "gsq-monitor (+https://github.com/gsq-project/gsq)"
-
-// queue delivers the alerts of one webhook, in order, one at a time: a
-// bounded channel and one goroutine, so that a slow or dead receiver
+// queue delivers the alerts of one webhook, in order: a bounded list of
+// the alerts waiting and one goroutine, so that a slow or dead receiver
 // holds up its own alerts only, never the poller and never the other
-// webhooks.
+// webhooks. Each message takes the alerts waiting, as many as one
+// message of its format holds, once the group window of the first has
+// passed and the webhook's rate allows.
 type queue struct {
 	opts *AlerterOptions
 	log  *ratelog.Limiter
-	ch   chan delivery
 	ctx  context.Context // canceled when the Alerter gives up waiting
+	// done hands the journal the outbox rows of alerts delivered or
+	// given up on; nil without a journal.
+	done func(ids []int64)
 
-	raised, sent, failed, dropped atomic.Uint64
+	wake chan struct{} // a new alert, a reload or the close; holds one
+
+	mu       sync.Mutex
+	hook     Webhook       // as configured now: a reload may change its name, headers or rate
+	window   time.Duration // the config's alert_group_window
+	waiting  []item        // oldest first; a message in flight carries its first alerts
+	reserved int           // admitted by Handle, in the journal on their way here
+	sending  int           // 1 while a message is in flight: its head is not waiting
+	closing  bool
+
+	raised, sent, failed, dropped, kept atomic.Uint64
+	messages, throttled, silenced       atomic.Uint64
 }
 
-// delivery is one alert's body for one webhook. It carries the webhook as
-// it was configured when the alert was raised: a reload may change its
-// name or headers while it waits.
-type delivery struct {
-	hook Webhook
-	body []byte
+// item is one alert waiting for one webhook.
+type item struct {
+	alert *Alert
+	id    int64     // its row in the journal's outbox; 0 without a journal
+	at    time.Time // when it was queued (the wall clock), for the group window
 }
 
+// what names a message's alerts in a log line: their kind and server,
+// which the config names, never text a game server sent.
+func what(items []item) string {
+	if len(items) == 1 {
+		return fmt.Sprintf("%s alert for %s", items[0].alert.Kind, items[0].alert.Server)
+	}
+	var names []string
+	for _, it := range items[:min(len(items), 3)] {
+		names = append(names, fmt.Sprintf("%s for %s", it.alert.Kind, it.alert.Server))
+	}
+	s := strings.Join(names, ", ")
+	if len(items) > 3 {
+		s += fmt.Sprintf(" and %d more", len(items)-3)
+	}
+	return fmt.Sprintf("%s (%s)", Plural(len(items), "alert", "alerts"), s)
+}
+
+func newQueue(opts *AlerterOptions, log *ratelog.Limiter, ctx context.Context, h Webhook, window time.Duration, done func([]int64)) *queue {
+	return &queue{opts: opts, log: log, ctx: ctx, done: done, wake: make(chan struct{}, 1), hook: h, window: window}
+}
+
+func (q *queue) signal() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// configure takes a webhook's settings after a reload.
+func (q *queue) configure(h Webhook, window time.Duration) {
+	q.mu.Lock()
+	q.hook, q.window = h, window
+	q.mu.Unlock()
+	q.signal()
+}
+
+// close makes the queue deliver what waits, without a group window, and
+// stop once it is empty.
+func (q *queue) close() {
+	q.mu.Lock()
+	q.closing = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+// reserve admits one alert, counted as raised, or drops it (and says so
+// in the log) when the queue is full: the alerts waiting, and those on
+// their way through the journal, are opts.QueueSize already.
+func (q *queue) reserve(a *Alert) bool {
+	q.raised.Add(1)
+	q.mu.Lock()
+	full := len(q.waiting)+q.reserved >= q.opts.queueSize()+q.sending
+	if !full {
+		q.reserved++
+	}
+	hook := q.hook
+	q.mu.Unlock()
+	if full {
+		q.dropped.Add(1)
+		q.log.Printf("full "+hook.Name, "monitor: webhook %s: %d alerts waiting already; %s dropped", hook, q.opts.queueSize(), what([]item{{alert: a}}))
+	}
+	return !full
+}
+
+// push queues alerts reserved before (reserved says how many of them);
+// those restored from the journal at start were not.
+func (q *queue) push(items []item, reserved int) {
+	q.mu.Lock()
+	q.waiting = append(q.waiting, items...)
+	q.reserved -= reserved
+	q.mu.Unlock()
+	q.signal()
+}
+
+// sleep waits until t, or for the queue's wake when woken is true. It
+// returns false when the Alerter gave up waiting.
+func (q *queue) sleep(t time.Time, woken bool) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return q.ctx.Err() == nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	var wake <-chan struct{}
+	if woken {
+		wake = q.wake
+	}
+	select {
+	case <-timer.C:
+	case <-wake:
+	case <-q.ctx.Done():
+		return false
+	}
+	return true
+}
+
+// run delivers the queue's alerts until it is closed and empty, or the
+// Alerter gives up waiting.
 func (q *queue) run(wg *sync.WaitGroup) {
 	defer wg.Done()
-	for d := range q.ch {
-		if q.ctx.Err() != nil {
-			q.dropped.Add(1)
-			continue // closing: what is left is dropped
+	lim := &limiter{}
+	var attempts, throttled int
+	for {
+		q.mu.Lock()
+		n, closing, hook, window := len(q.waiting), q.closing, q.hook, q.window
+		// Alerts still in the journal on their way here keep a closing
+		// queue open: push wakes it.
+		closing = closing && q.reserved == 0
+		var first time.Time
+		if n > 0 {
+			first = q.waiting[0].at
 		}
-		if q.deliver(d) {
-			q.sent.Add(1)
-		} else {
-			q.failed.Add(1)
+		q.mu.Unlock()
+		switch {
+		case q.ctx.Err() != nil:
+			q.abandon()
+			return
+		case n == 0 && closing:
+			return
+		case n == 0:
+			select {
+			case <-q.wake:
+			case <-q.ctx.Done():
+			}
+			continue
 		}
-	}
-}
-
-// enqueue adds a body to the queue without waiting: a full queue drops
-// it, and says so in the log.
-func (q *queue) enqueue(d delivery) {
-	q.raised.Add(1)
-	select {
-	case q.ch <- d:
-	default:
-		q.dropped.Add(1)
-		q.log.Printf("full "+d.hook.Name, "monitor: webhook %s: %d alerts waiting already; alert dropped", d.hook, cap(q.ch))
-	}
-}
-
-// deliver posts one body, again after a failure that may pass (a network
-// error, 5xx, 429), at most Attempts times. It reports whether the
-// receiver took it.
-func (q *queue) deliver(d delivery) bool {
-	attempts := q.opts.attempts()
-	for attempt := 1; ; attempt++ {
-		retry, wait, err := q.post(d)
+		// The group window: alerts that come within it of the first go
+		// with it. New alerts wake the wait only to wait again.
+		if !closing && time.Since(first) < window {
+			if !q.sleep(first.Add(window), true) {
+				q.abandon()
+				return
+			}
+			continue
+		}
+		lim.rate = hook.rate()
+		if !q.sleep(lim.next(time.Now()), false) {
+			q.abandon()
+			return
+		}
+		// A window of zero sends each alert on its own.
+		q.mu.Lock()
+		batch := slices.Clone(q.waiting)
+		if window == 0 {
+			batch = batch[:1]
+		}
+		q.sending = 1
+		q.mu.Unlock()
+		sent, err := q.send(hook, batch)
+		q.mu.Lock()
+		q.sending = 0
+		q.mu.Unlock()
+		lim.took(time.Now())
 		if err == nil {
-			return true
+			q.finish(batch[:sent])
+			q.sent.Add(uint64(sent))
+			q.messages.Add(1)
+			attempts, throttled = 0, 0
+			continue
 		}
-		if !retry {
-			q.log.Printf("fail "+d.hook.Name, "monitor: webhook %s: %v; alert dropped", d.hook, err)
-			return false
+		if q.ctx.Err() != nil {
+			q.abandon()
+			return
 		}
-		if attempt >= attempts {
-			q.log.Printf("fail "+d.hook.Name, "monitor: webhook %s: %v; alert dropped after %d attempts", d.hook, err, attempt)
-			return false
+		msg := batch[:sent]
+		var se *SendError
+		if errors.As(err, &se) && se.Throttled {
+			q.throttled.Add(1)
 		}
-		if wait > q.opts.maxRetryAfter() {
-			q.log.Printf("fail "+d.hook.Name, "monitor: webhook %s: %v, and asked to wait %s; alert dropped", d.hook, err, FormatDuration(wait))
-			return false
+		switch {
+		case !errors.As(err, &se) || !se.Retry:
+			q.fail(hook, msg, "%v", err)
+		case se.After > q.opts.maxRetryAfter():
+			q.fail(hook, msg, "%v, and asked to wait %s", err, duration.Brief(se.After))
+		case se.Throttled && se.After > 0:
+			// Sent too much: wait as asked, and do not count it an
+			// attempt, up to a bound.
+			if throttled++; throttled > q.opts.maxThrottled() {
+				q.fail(hook, msg, "%v %d times in a row", err, throttled)
+			} else {
+				lim.pause(time.Now().Add(se.After))
+				continue
+			}
+		default:
+			if attempts++; attempts >= q.opts.attempts() {
+				q.fail(hook, msg, "%v after %d attempts", err, attempts)
+			} else {
+				lim.pause(time.Now().Add(max(se.After, q.opts.backoff(attempts))))
+				continue
+			}
 		}
-		wait = max(wait, q.opts.backoff(attempt))
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-q.ctx.Done():
-			t.Stop()
-			return false
-		}
+		attempts, throttled = 0, 0
 	}
 }
 
-// post sends one request. It returns nil when the receiver took the
-// alert (2xx); otherwise whether trying again may help and how long the
-// receiver asked to wait (Retry-After), if it did.
-func (q *queue) post(d delivery) (retry bool, wait time.Duration, err error) {
+// send makes one attempt at one message of the first alerts of batch,
+// and returns how many it carried.
+func (q *queue) send(hook Webhook, batch []item) (int, error) {
+	alerts := make([]*Alert, len(batch))
+	for i, it := range batch {
+		alerts[i] = it.alert
+	}
+	p := providerKinds[hook.Format].new(hook, q.opts.client())
 	ctx, cancel := context.WithTimeout(q.ctx, q.opts.attemptTimeout())
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.hook.URL, bytes.NewReader(d.body))
-	if err != nil {
-		return false, 0, errors.New("bad URL")
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", userAgent)
-	for k, v := range d.hook.Headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := q.opts.client().Do(req)
-	if err != nil {
-		// The error text holds the URL, a secret: say what failed only.
-		return true, 0, errors.New(netReason(err))
-	}
-	msg, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponseRead))
-	resp.Body.Close()
-	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		return false, 0, nil
-	}
-	err = fmt.Errorf("HTTP %d %q", resp.StatusCode, truncate(oneLine(string(msg)), 200))
-	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
-		return true, retryAfter(resp.Header.Get("Retry-After"), time.Now()), err
-	}
-	return false, 0, err
+	n, err := p.Send(ctx, alerts)
+	return min(max(n, 1), len(batch)), err
 }
 
-// netReason says why a request failed, without the URL that the HTTP
-// client's errors quote.
-func netReason(err error) string {
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return "no answer in time"
-	case errors.Is(err, context.Canceled):
-		return "canceled"
-	}
-	s := err.Error()
-	if i := strings.LastIndex(s, ": "); i >= 0 {
-		s = s[i+2:] // "Post "URL": dial tcp ...: connection refused" -> "connection refused"
-	}
-	return s
-}
-
-// retryAfter reads a Retry-After header: seconds (Discord sends
-// fractions) or an HTTP date. It returns 0 when there is none or it
-// cannot be read.
-func retryAfter(h string, now time.Time) time.Duration {
-	h = strings.TrimSpace(h)
-	if h == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(h, 64); err == nil {
-		if s <= 0 || s > 1e6 {
-			return 0
+// finish takes the first alerts out of the queue, delivered or given up
+// on, and out of the journal.
+func (q *queue) finish(msg []item) {
+	q.mu.Lock()
+	q.waiting = slices.Delete(q.waiting, 0, len(msg))
+	q.mu.Unlock()
+	if q.done != nil {
+		ids := make([]int64, 0, len(msg))
+		for _, it := range msg {
+			if it.id != 0 {
+				ids = append(ids, it.id)
+			}
 		}
-		return time.Duration(s * float64(time.Second))
+		q.done(ids)
 	}
-	if t, err := http.ParseTime(h); err == nil && t.After(now) {
-		return t.Sub(now)
+}
+
+// fail gives up on a message's alerts, counts them and logs why (as the
+// receiver said it, never the webhook's secrets).
+func (q *queue) fail(hook Webhook, msg []item, format string, args ...any) {
+	q.finish(msg)
+	q.failed.Add(uint64(len(msg)))
+	q.log.Printf("fail "+hook.Name, "monitor: webhook %s: %s; %s dropped", hook, fmt.Sprintf(format, args...), what(msg))
+}
+
+// abandon leaves what waits when the Alerter stops waiting: kept in the
+// journal for the next start, or, without one, dropped. Either way it
+// is counted and logged.
+func (q *queue) abandon() {
+	q.mu.Lock()
+	left, hook := q.waiting, q.hook
+	q.waiting = nil
+	q.mu.Unlock()
+	if len(left) == 0 {
+		return
 	}
-	return 0
+	if q.done != nil {
+		q.kept.Add(uint64(len(left)))
+		q.log.Printf("stop "+hook.Name, "monitor: webhook %s: the monitor stopped before %s went; kept in the store for the next start", hook, what(left))
+		return
+	}
+	q.dropped.Add(uint64(len(left)))
+	q.log.Printf("stop "+hook.Name, "monitor: webhook %s: the monitor stopped before %s went; dropped", hook, what(left))
 }
 
 // AlerterOptions tune how alerts are delivered. The zero value is the
-// defaults.
+// defaults; a negative Attempts means one, a negative Backoff no wait
+// between attempts, and any other negative value the default.
 type AlerterOptions struct {
 	// Logf receives the notable events: an alert dropped because its
 	// webhook's queue was full, a delivery that failed for good. Lines of
@@ -206,14 +348,29 @@ type AlerterOptions struct {
 	// MaxRetryAfter is the longest Retry-After honoured (default 5m); a
 	// receiver that asks for longer gets the alert dropped.
 	MaxRetryAfter time.Duration
+	// MaxThrottled bounds the 429 answers with a Retry-After in a row
+	// one message may get (default DefaultMaxThrottled).
+	MaxThrottled int
+	// Journal, when set, keeps what the rules announced and the alerts
+	// not yet delivered across restarts ([OpenAlerter] reads it back).
+	Journal store.AlertJournal
+	// Silenced, when set, is asked about every alert before it goes,
+	// with the server's labels: true drops it as silenced (counted, not
+	// logged), as during a maintenance window ([Maintenance.Silences]).
+	// An up alert answering a silenced down alert is silenced too.
+	Silenced func(server string, labels map[string]string, at time.Time) bool
 }
 
-func (o *AlerterOptions) attempts() int { return max(1, zeroIsDefault(o.Attempts, DefaultAttempts)) }
+func (o *AlerterOptions) maxThrottled() int {
+	return cmp.Or(max(0, o.MaxThrottled), DefaultMaxThrottled)
+}
+
+func (o *AlerterOptions) attempts() int { return max(1, cmp.Or(o.Attempts, DefaultAttempts)) }
 
 // backoff is the wait before retry number n (1-based): exponential, with
-// jitter.
+// jitter; none when Backoff is negative.
 func (o *AlerterOptions) backoff(n int) time.Duration {
-	d, ceiling := orDefault(o.Backoff, DefaultBackoff), orDefault(o.MaxBackoff, DefaultMaxBackoff)
+	d, ceiling := max(0, cmp.Or(o.Backoff, DefaultBackoff)), cmp.Or(max(0, o.MaxBackoff), DefaultMaxBackoff)
 	for i := 1; i < n && d < ceiling; i++ {
 		d *= 2
 	}
@@ -222,14 +379,14 @@ func (o *AlerterOptions) backoff(n int) time.Duration {
 }
 
 func (o *AlerterOptions) attemptTimeout() time.Duration {
-	return orDefault(o.AttemptTimeout, DefaultAttemptTimeout)
+	return cmp.Or(max(0, o.AttemptTimeout), DefaultAttemptTimeout)
 }
 
 func (o *AlerterOptions) maxRetryAfter() time.Duration {
-	return orDefault(o.MaxRetryAfter, DefaultMaxRetryAfter)
+	return cmp.Or(max(0, o.MaxRetryAfter), DefaultMaxRetryAfter)
 }
 
-func (o *AlerterOptions) queueSize() int { return orDefault(o.QueueSize, DefaultQueueSize) }
+func (o *AlerterOptions) queueSize() int { return cmp.Or(max(0, o.QueueSize), DefaultQueueSize) }
 
 // defaultClient sends webhooks when the options give no client; it does
 // not follow redirects to other hosts' idea of where a secret URL's

@@ -6,18 +6,20 @@ import (
 	"github.com/gsq-project/gsq/result"
 )
 
-// The rule engine turns the monitor's events into alerts. It is pure: its
-// clock is the time of each event, it starts no goroutine and sends
-// nothing; the Alerter delivers what it returns.
+// The rule engine turns a Tracker's events, and nothing else, into
+// alerts. It is pure: its clock is the time of each event, it starts no
+// goroutine and sends nothing; the Alerter delivers what it returns.
 //
 // Every rule compares what is true now (the server's status, which side
-// of a threshold its player count is on, its map, whether a player is
-// on) with what it last announced. The first value it sees is taken as
-// announced without an alert (a monitor that starts does not announce
-// every server's map), except a server down at start-up, which is news.
-// When the two differ and the rule's cooldown has passed since its last
-// alert, it alerts; within the cooldown it waits, and the first poll after
-// the cooldown alerts if the difference is still there ("delayed"). So a
+// of a threshold its player count is on, its map, how many players of a
+// name are on) with what it last announced. What the monitor learns
+// rather than sees change is taken as announced without an alert: the
+// first status, count and map, and the Baseline joins and leaves (a
+// monitor that starts does not announce every server's map and
+// players), except a server down at start-up, which is news. When the
+// two differ and the rule's cooldown has passed since its last alert, it
+// alerts; within the cooldown it waits, and the first poll after the
+// cooldown alerts if the difference is still there ("delayed"). So a
 // flapping value costs at most one alert per cooldown, and the last word
 // is always the truth. An up alert answering a down alert is never held
 // back: nobody should believe a server is down for five minutes longer
@@ -25,7 +27,7 @@ import (
 
 // Bounds on what the engine tracks per server.
 const (
-	maxTrackedPlayers = 4096 // names in a server's player set
+	maxTrackedPlayers = 4096 // names whose count a server's presence keeps
 	maxPlayerTrackers = 1024 // players per join or leave rule
 )
 
@@ -41,9 +43,9 @@ type serverAlerts struct {
 	down   *Rule // the server's down and up rules, if any
 	up     *Rule
 	rules  []*ruleTrack // players, map, join, leave
-	// Players online, when a join or leave rule needs them; nil until the
-	// first player list (the baseline).
-	present map[string]bool
+	// present counts the players of each name on the server, as the
+	// join and leave events say: the Tracker's presence, replayed.
+	present map[string]int
 	last    *ServerState // the last state seen, for alert details
 }
 
@@ -53,6 +55,7 @@ type statusTrack struct {
 	lastDown  time.Time // when the last down alert went out
 	downSince time.Time // when the announced down began
 	held      bool      // a down is waiting for the cooldown to end
+	quiet     bool      // the announced down was silenced: so is its up
 }
 
 // ruleTrack is a players, map, join or leave rule's state.
@@ -68,10 +71,10 @@ type ruleTrack struct {
 	players map[string]*presenceTrack
 }
 
-// presenceTrack is one player's presence as a join or leave rule
-// announced it.
+// presenceTrack is how many players of one name a join or leave rule
+// announced as on the server.
 type presenceTrack struct {
-	announced bool // present, as far as the rule has said
+	announced int
 	lastSent  time.Time
 	held      bool
 }
@@ -89,7 +92,7 @@ func (e *ruleEngine) reload(cfg *Config) {
 	next := make(map[string]*serverAlerts, len(cfg.Servers))
 	for i := range cfg.Servers {
 		srv := cfg.Servers[i]
-		sa := &serverAlerts{srv: srv}
+		sa := &serverAlerts{srv: srv, present: map[string]int{}}
 		old := e.servers[srv.Name]
 		if old != nil && old.srv.Address == srv.Address && old.srv.Protocol == srv.Protocol {
 			sa.status, sa.present, sa.last = old.status, old.present, old.last
@@ -116,21 +119,9 @@ func (e *ruleEngine) reload(cfg *Config) {
 				sa.rules = append(sa.rules, rt)
 			}
 		}
-		if !sa.wantsPlayers() {
-			sa.present = nil
-		}
 		next[srv.Name] = sa
 	}
 	e.servers = next
-}
-
-func (sa *serverAlerts) wantsPlayers() bool {
-	for _, rt := range sa.rules {
-		if rt.rule.needsPlayers() {
-			return true
-		}
-	}
-	return false
 }
 
 // handle returns the alerts an event raises, in order.
@@ -150,46 +141,26 @@ func (e *ruleEngine) handle(ev Event) []*Alert {
 	case EventUp:
 		sa.observeStatus(ev, StatusUp, emit)
 	case EventMap:
-		sa.observeMap(ev, ev.Detail, emit)
+		sa.observeMap(ev, emit)
 	case EventJoin, EventLeave:
-		if sa.present != nil && ev.Detail != "" {
-			if ev.Kind == EventJoin && len(sa.present) < maxTrackedPlayers {
-				sa.present[ev.Detail] = true
-			} else if ev.Kind == EventLeave {
-				delete(sa.present, ev.Detail)
-			}
-			sa.observePlayers(ev, emit)
-		}
+		sa.observePresence(ev, emit)
 	case EventPoll:
-		if ev.State == nil {
+		// A poll's state: the first status and count, and what the
+		// cooldowns held back.
+		st := ev.State
+		if st == nil {
 			break
 		}
-		st := ev.State
 		if st.Status == StatusUp || st.Status == StatusDown {
 			sa.observeStatus(ev, st.Status, emit)
 		}
-		if st.LastError != nil {
-			break // a failed poll says nothing of players or map
-		}
-		if st.Summary.Players != nil {
+		if st.LastError == nil && st.Summary.Players != nil {
 			sa.observeCount(ev, *st.Summary.Players, emit)
 		}
-		if st.Summary.Map != nil {
-			sa.observeMap(ev, *st.Summary.Map, emit)
+		if m := st.Summary.Map; st.LastError == nil && m != nil && *m != "" {
+			sa.recheckMap(ev, *m, emit)
 		}
-		if st.Players != nil && sa.wantsPlayers() {
-			baseline := sa.present == nil
-			sa.present = make(map[string]bool, len(st.Players))
-			for _, p := range st.Players {
-				if p.Name != "" && len(sa.present) < maxTrackedPlayers {
-					sa.present[p.Name] = true
-				}
-			}
-			if baseline {
-				sa.takeBaseline()
-			}
-			sa.observePlayers(ev, emit)
-		}
+		sa.recheckPresence(ev, emit)
 	}
 	return out
 }
@@ -253,10 +224,12 @@ func (sa *serverAlerts) observeStatus(ev Event, now Status, emit func(*Alert)) {
 		var lastErr *result.Error
 		if st := sa.last; st != nil && st.Status == StatusDown {
 			failures, lastErr = st.ConsecutiveFailures, st.LastError
+			// The last answer, or for a server that never answered, the
+			// first poll that failed.
 			if !st.LastSuccess.IsZero() {
 				t.downSince = st.LastSuccess
-			} else if !st.Since.IsZero() {
-				t.downSince = st.Since
+			} else if !st.FailingSince.IsZero() {
+				t.downSince = st.FailingSince
 			}
 		}
 		if sa.down == nil {
@@ -311,25 +284,39 @@ func (sa *serverAlerts) observeCount(ev Event, n int, emit func(*Alert)) {
 	}
 }
 
-// observeMap checks the map rules against the map now.
-func (sa *serverAlerts) observeMap(ev Event, m string, emit func(*Alert)) {
+// observeMap checks the map rules against a map change. A rule that has
+// seen no map yet takes the one before the change as announced.
+func (sa *serverAlerts) observeMap(ev Event, emit func(*Alert)) {
 	for _, rt := range sa.rules {
-		r := rt.rule
-		if r.On != AlertMap || m == "" {
+		if rt.rule.On != AlertMap {
 			continue
 		}
 		if !rt.known {
-			rt.known, rt.announced = true, m
-			continue
+			rt.known, rt.announced = true, ev.Previous
 		}
-		if m == rt.announced {
-			rt.held = false
-			continue
+		sa.mapNow(ev, rt, ev.Detail, emit)
+	}
+}
+
+// recheckMap sends, after its cooldown, a map change a rule held back,
+// if the map is still another than the one announced.
+func (sa *serverAlerts) recheckMap(ev Event, m string, emit func(*Alert)) {
+	for _, rt := range sa.rules {
+		if rt.rule.On == AlertMap && rt.known && (rt.held || m == rt.announced) {
+			sa.mapNow(ev, rt, m, emit)
 		}
-		if !cooled(rt.lastSent, ev.Time, r.Cooldown) {
-			rt.held = true
-			continue
-		}
+	}
+}
+
+// mapNow compares the map now with what rule rt announced.
+func (sa *serverAlerts) mapNow(ev Event, rt *ruleTrack, m string, emit func(*Alert)) {
+	r := rt.rule
+	switch {
+	case m == rt.announced:
+		rt.held = false
+	case !cooled(rt.lastSent, ev.Time, r.Cooldown):
+		rt.held = true
+	default:
 		a := sa.alert(ev, r)
 		a.Map, a.PreviousMap, a.Delayed = m, rt.announced, rt.held
 		rt.announced, rt.lastSent, rt.held = m, ev.Time, false
@@ -337,78 +324,79 @@ func (sa *serverAlerts) observeMap(ev Event, m string, emit func(*Alert)) {
 	}
 }
 
-// takeBaseline records the players of the first player list as announced,
-// so that a monitor that starts does not report them all as joining.
-func (sa *serverAlerts) takeBaseline() {
+// observePresence counts a join or leave, and checks the join and leave
+// rules against the count now.
+func (sa *serverAlerts) observePresence(ev Event, emit func(*Alert)) {
+	name := ev.Detail
+	before, known := sa.present[name]
+	if !known && ev.Kind == EventJoin && len(sa.present) >= maxTrackedPlayers {
+		return
+	}
+	now := before + 1
+	if ev.Kind == EventLeave {
+		now = max(0, before-1)
+	}
+	if now == 0 {
+		delete(sa.present, name)
+	} else {
+		sa.present[name] = now
+	}
 	for _, rt := range sa.rules {
-		if !rt.rule.needsPlayers() {
+		if !rt.rule.needsPlayers() || !rt.rule.Player.MatchString(name) {
 			continue
 		}
-		rt.players = make(map[string]*presenceTrack)
-		for name := range sa.present {
-			if rt.rule.Player.MatchString(name) && len(rt.players) < maxPlayerTrackers {
-				rt.players[name] = &presenceTrack{announced: true}
+		p := rt.players[name]
+		if p == nil {
+			if len(rt.players) >= maxPlayerTrackers {
+				continue
 			}
+			if rt.players == nil {
+				rt.players = make(map[string]*presenceTrack)
+			}
+			p = &presenceTrack{announced: before}
+			rt.players[name] = p
 		}
+		if ev.Baseline {
+			p.announced, p.held = now, false // known, not news
+			continue
+		}
+		sa.presenceNow(ev, rt, name, p, now, emit)
 	}
 }
 
-// observePlayers checks the join and leave rules against the players
-// online now.
-func (sa *serverAlerts) observePlayers(ev Event, emit func(*Alert)) {
-	if sa.present == nil {
-		return // no baseline yet
-	}
+// recheckPresence sends, after their cooldown, the joins and leaves a
+// rule held back that are still true, and forgets the players there is
+// nothing left to say about.
+func (sa *serverAlerts) recheckPresence(ev Event, emit func(*Alert)) {
 	for _, rt := range sa.rules {
-		r := rt.rule
-		if !r.needsPlayers() {
-			continue
-		}
-		if rt.players == nil {
-			rt.players = make(map[string]*presenceTrack)
-		}
-		// Players who joined: online, and not announced.
-		for name := range sa.present {
-			if p := rt.players[name]; (p == nil || !p.announced) && r.Player.MatchString(name) {
-				if p == nil {
-					if len(rt.players) >= maxPlayerTrackers {
-						continue
-					}
-					p = &presenceTrack{}
-					rt.players[name] = p
-				}
-				sa.presenceChanged(ev, rt, name, p, true, emit)
-			}
-		}
-		// Players who left: announced, and gone.
 		for name, p := range rt.players {
-			if !sa.present[name] {
-				if p.announced {
-					sa.presenceChanged(ev, rt, name, p, false, emit)
-				} else if cooled(p.lastSent, ev.Time, r.Cooldown) {
-					delete(rt.players, name) // nothing left to say about them
-				} else {
-					p.held = false
-				}
+			if p.held {
+				sa.presenceNow(ev, rt, name, p, sa.present[name], emit)
+			}
+			if !p.held && p.announced == 0 && sa.present[name] == 0 && cooled(p.lastSent, ev.Time, rt.rule.Cooldown) {
+				delete(rt.players, name)
 			}
 		}
 	}
 }
 
-// presenceChanged handles a player whose presence differs from what rule
-// rt announced.
-func (sa *serverAlerts) presenceChanged(ev Event, rt *ruleTrack, name string, p *presenceTrack, online bool, emit func(*Alert)) {
+// presenceNow compares how many players of a name are on with what rule
+// rt announced: a join rule alerts when there are more, a leave rule
+// when there are fewer, and each takes the other's news as announced.
+func (sa *serverAlerts) presenceNow(ev Event, rt *ruleTrack, name string, p *presenceTrack, now int, emit func(*Alert)) {
 	r := rt.rule
-	if online != (r.On == AlertJoin) {
-		p.announced, p.held = online, false // the other rule's news
-		return
-	}
-	if !cooled(p.lastSent, ev.Time, r.Cooldown) {
+	more := now > p.announced
+	switch {
+	case now == p.announced:
+		p.held = false
+	case more != (r.On == AlertJoin):
+		p.announced, p.held = now, false // the other rule's news
+	case !cooled(p.lastSent, ev.Time, r.Cooldown):
 		p.held = true
-		return
+	default:
+		a := sa.alert(ev, r)
+		a.Player, a.Delayed = name, p.held
+		p.announced, p.lastSent, p.held = now, ev.Time, false
+		emit(a)
 	}
-	a := sa.alert(ev, r)
-	a.Player, a.Delayed = name, p.held
-	p.announced, p.lastSent, p.held = online, ev.Time, false
-	emit(a)
 }

@@ -5,62 +5,21 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/gsq-project/gsq/internal/testutil"
 	"github.com/gsq-project/gsq/result"
 )
 
-// receiver is a webhook receiver on loopback that records what it gets.
-// Its answer to each request is up to respond (nil: 204).
-type receiver struct {
-	*httptest.Server
-	mu       sync.Mutex
-	requests []*http.Request
-	bodies   [][]byte
-	got      chan struct{} // a value per request, after it is recorded
-	respond  func(n int, w http.ResponseWriter, r *http.Request)
-}
-
-func newReceiver(t *testing.T, respond func(n int, w http.ResponseWriter, r *http.Request)) *receiver {
+// alertsOf decodes the bodies a json-format receiver got.
+func alertsOf(t *testing.T, rc *testutil.Receiver) []Alert {
 	t.Helper()
-	rc := &receiver{got: make(chan struct{}, 1000), respond: respond}
-	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		rc.mu.Lock()
-		n := len(rc.bodies)
-		rc.requests = append(rc.requests, r)
-		rc.bodies = append(rc.bodies, b)
-		rc.mu.Unlock()
-		rc.got <- struct{}{}
-		if rc.respond != nil {
-			rc.respond(n, w, r)
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	t.Cleanup(rc.Close)
-	return rc
-}
-
-func (rc *receiver) count() int {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return len(rc.bodies)
-}
-
-// alerts decodes the bodies of a json-format receiver.
-func (rc *receiver) alerts(t *testing.T) []Alert {
-	t.Helper()
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
 	var out []Alert
-	for _, b := range rc.bodies {
+	for _, b := range rc.Bodies() {
 		var a Alert
 		if err := json.Unmarshal(b, &a); err != nil {
 			t.Fatalf("body %s: %v", b, err)
@@ -71,76 +30,44 @@ func (rc *receiver) alerts(t *testing.T) []Alert {
 }
 
 // testMonitor plays the part of the poller for one server: it feeds each
-// poll's outcome to a Health and the resulting events to an Alerter, as
-// the service does.
+// poll to the server's Tracker and the events to an Alerter, as the
+// poller does.
 type testMonitor struct {
-	t      *testing.T
-	name   string
-	health *Health
-	alerts *Alerter
-	now    time.Time
-	state  ServerState
+	t       *testing.T
+	tracker *Tracker
+	alerts  *Alerter
+	now     time.Time
 }
 
 func newTestMonitor(t *testing.T, cfg *Config, name string, opts AlerterOptions) *testMonitor {
 	t.Helper()
 	srv := cfg.Server(name)
-	m := &testMonitor{
-		t:      t,
-		name:   name,
-		health: NewHealth(cfg.HealthPolicy(srv), t0),
-		alerts: NewAlerter(cfg, opts),
-		now:    t0,
-		state:  ServerState{Name: name, Target: srv.Address, Protocol: srv.Protocol, Queries: map[string]uint64{}},
-	}
+	m := &testMonitor{t: t, tracker: NewTracker(srv, cfg.Policy(srv), t0), alerts: NewAlerter(cfg, opts), now: t0}
 	t.Cleanup(func() { m.alerts.Close(context.Background()) })
 	return m
 }
 
-// poll ends a poll `after` the last: '+' answered with the summary, '-'
-// timed out.
-func (m *testMonitor) poll(after time.Duration, outcome byte, sum result.Summary) {
+// poll ends a poll `after` the last, with the outcome rr.
+func (m *testMonitor) poll(after time.Duration, rr *result.Result) {
 	m.now = m.now.Add(after)
-	var err *result.Error
-	if outcome == '-' {
-		err = errTimeout
+	_, evs := m.tracker.Observe(Poll{Start: m.now, End: m.now, Result: rr})
+	for _, ev := range evs {
+		m.alerts.Handle(ev)
 	}
-	kind := m.health.Observe(m.now, err)
-	st := m.state
-	st.Status, st.Since = m.health.Status(), m.health.Since()
-	st.LastPoll, st.LastSuccess = m.now, m.health.LastSuccess()
-	st.ConsecutiveFailures, st.LastError = m.health.ConsecutiveFailures(), m.health.LastError()
-	if err == nil {
-		st.Summary = sum
-	}
-	m.state = st
-	if kind != "" {
-		m.alerts.Handle(Event{Kind: kind, Server: m.name, Time: m.now, State: &st})
-	}
-	m.alerts.Handle(Event{Kind: EventPoll, Server: m.name, Time: m.now, State: &st})
 }
 
-// polls plays a string of outcomes, interval apart.
+// polls plays a string of outcomes, interval apart: '+' answered, '-'
+// timed out.
 func (m *testMonitor) polls(interval time.Duration, outcomes string) {
 	for i := range len(outcomes) {
-		m.poll(interval, outcomes[i], result.Summary{})
+		m.poll(interval, parsePoll(m.t, outcomes[i:i+1]))
 	}
-}
-
-func (m *testMonitor) raised() uint64 {
-	var n uint64
-	for _, s := range m.alerts.Stats() {
-		n += s.Raised
-	}
-	return n
 }
 
 // closeAndWait delivers what is queued.
 func (m *testMonitor) closeAndWait() {
 	m.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := m.alerts.Close(ctx); err != nil {
+	if err := m.alerts.Close(testutil.Context(m.t)); err != nil {
 		m.t.Fatalf("Close: %v", err)
 	}
 }
@@ -155,32 +82,35 @@ func configWith(t *testing.T, yaml string) *Config {
 }
 
 func oneServer(hooks string) string {
-	return "webhooks:\n" + hooks + "servers:\n  - {name: eu-1, address: '127.0.0.1:27015', labels: {region: eu}}\n"
+	return "alert_group_window: 0\nwebhooks:\n" + hooks + "servers:\n  - {name: eu-1, address: '127.0.0.1:27015', labels: {region: eu}}\n"
 }
 
-// TestAlertDownUpCycle: a down/up cycle produces exactly one down and one
-// up webhook.
+// TestAlertDownUpCycle: a down/up cycle sends exactly one down and one up
+// webhook, with the details of the outage.
 func TestAlertDownUpCycle(t *testing.T) {
 	t.Parallel()
-	rc := newReceiver(t, nil)
+	rc := testutil.NewReceiver(t, nil)
 	cfg := configWith(t, oneServer("  - "+rc.URL+"\n"))
 	m := newTestMonitor(t, cfg, "eu-1", AlerterOptions{Logf: t.Logf})
-	players, maxp, mapName := 12, 24, "de_dust2"
-	sum := result.Summary{Players: &players, MaxPlayers: &maxp, Map: &mapName}
-	m.poll(0, '+', sum)
-	m.poll(30*time.Second, '+', sum)
+	up := func() *result.Result {
+		rr, maxp := answer("de_dust2", 12, nil), 24
+		rr.Summary.MaxPlayers = &maxp
+		return rr
+	}
+	m.poll(0, up())
+	m.poll(30*time.Second, up())
 	m.polls(30*time.Second, "--------") // down at the third, 60s after the first
-	m.poll(30*time.Second, '+', sum)
-	m.poll(30*time.Second, '+', sum)
+	m.poll(30*time.Second, up())
+	m.poll(30*time.Second, up())
 	m.closeAndWait()
 
-	got := rc.alerts(t)
+	got := alertsOf(t, rc)
 	if len(got) != 2 {
 		t.Fatalf("%d webhooks, want 2: %+v", len(got), got)
 	}
-	down, up := got[0], got[1]
-	if down.Kind != AlertDown || up.Kind != AlertUp {
-		t.Fatalf("kinds %s, %s", down.Kind, up.Kind)
+	down, upAlert := got[0], got[1]
+	if down.Kind != AlertDown || upAlert.Kind != AlertUp {
+		t.Fatalf("kinds %s, %s", down.Kind, upAlert.Kind)
 	}
 	wantDownAt := t0.Add(30*time.Second + 3*30*time.Second)
 	if !down.Time.Equal(wantDownAt) || down.Failures != 3 || down.Error == nil || down.Error.Kind != result.KindTimeout ||
@@ -193,41 +123,15 @@ func TestAlertDownUpCycle(t *testing.T) {
 	if want := "eu-1 is down: 3 polls in a row failed, no answer for 1m30s (timeout: no answer)"; down.Text != want {
 		t.Errorf("down text %q\nwant %q", down.Text, want)
 	}
-	if up.DowntimeSeconds != 270 || up.Summary == nil || *up.Summary.Players != 12 {
-		t.Errorf("up alert = %+v", up)
+	if upAlert.DowntimeSeconds != 270 || upAlert.Summary == nil || *upAlert.Summary.Players != 12 {
+		t.Errorf("up alert = %+v", upAlert)
 	}
-	if want := "eu-1 is up again after 4m30s: de_dust2, 12/24 players"; up.Text != want {
-		t.Errorf("up text %q\nwant %q", up.Text, want)
+	if want := "eu-1 is up again after 4m30s: de_dust2, 12/24 players"; upAlert.Text != want {
+		t.Errorf("up text %q\nwant %q", upAlert.Text, want)
 	}
-	r := rc.requests[0]
+	r := rc.Request(0)
 	if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" || !strings.HasPrefix(r.Header.Get("User-Agent"), "gsq-monitor") {
 		t.Errorf("request %s, headers %v", r.Method, r.Header)
-	}
-}
-
-// TestAlertFlappingNone: a flapping server produces no webhook until it
-// has been down for the threshold; then exactly one.
-func TestAlertFlappingNone(t *testing.T) {
-	t.Parallel()
-	rc := newReceiver(t, nil)
-	cfg := configWith(t, oneServer("  - "+rc.URL+"\n"))
-	m := newTestMonitor(t, cfg, "eu-1", AlerterOptions{Logf: t.Logf})
-	m.polls(30*time.Second, "+-+-+--+-+--+--+-+-+--+")
-	if n := m.raised(); n != 0 {
-		t.Fatalf("flapping raised %d alerts", n)
-	}
-	m.polls(30*time.Second, "--")
-	if n := m.raised(); n != 0 {
-		t.Fatalf("two failures (30s) raised %d alerts", n)
-	}
-	m.polls(30*time.Second, "-")
-	if n := m.raised(); n != 1 {
-		t.Fatalf("three failures over 60s raised %d alerts, want 1", n)
-	}
-	m.polls(30*time.Second, "------")
-	m.closeAndWait()
-	if got := rc.alerts(t); len(got) != 1 || got[0].Kind != AlertDown {
-		t.Fatalf("webhooks: %+v, want one down", got)
 	}
 }
 
@@ -235,7 +139,7 @@ func TestAlertFlappingNone(t *testing.T) {
 // the alert on the third attempt, once.
 func TestAlertRetryThenSuccess(t *testing.T) {
 	t.Parallel()
-	rc := newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
+	rc := testutil.NewReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		switch n {
 		case 0:
 			http.Error(w, "oops", http.StatusInternalServerError)
@@ -250,11 +154,12 @@ func TestAlertRetryThenSuccess(t *testing.T) {
 	m := newTestMonitor(t, cfg, "eu-1", AlerterOptions{Logf: t.Logf, Backoff: time.Millisecond})
 	m.polls(30*time.Second, "+---")
 	m.closeAndWait()
-	if n := rc.count(); n != 3 {
-		t.Fatalf("%d requests, want 3", n)
+	bodies := rc.Bodies()
+	if len(bodies) != 3 {
+		t.Fatalf("%d requests, want 3", len(bodies))
 	}
 	for i := 1; i < 3; i++ {
-		if !bytes.Equal(rc.bodies[i], rc.bodies[0]) {
+		if !bytes.Equal(bodies[i], bodies[0]) {
 			t.Errorf("attempt %d sent another body", i+1)
 		}
 	}
@@ -284,7 +189,7 @@ func TestAlertGiveUp(t *testing.T) {
 			t.Parallel()
 			var logs strings.Builder
 			var mu sync.Mutex
-			rc := newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			rc := testutil.NewReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
 				if tt.header != "" {
 					w.Header().Set("Retry-After", tt.header)
 				}
@@ -297,7 +202,7 @@ func TestAlertGiveUp(t *testing.T) {
 			})
 			m.polls(30*time.Second, "+---")
 			m.closeAndWait()
-			if n := rc.count(); n != tt.want {
+			if n := rc.Count(); n != tt.want {
 				t.Errorf("%d requests, want %d", n, tt.want)
 			}
 			if s := m.alerts.Stats()[0]; s.Sent != 0 || s.Failed != 1 {
@@ -305,7 +210,7 @@ func TestAlertGiveUp(t *testing.T) {
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			if !strings.Contains(logs.String(), "alert dropped") || strings.Contains(logs.String(), "secret-path") ||
+			if !strings.Contains(logs.String(), "down alert for eu-1 dropped") || strings.Contains(logs.String(), "secret-path") ||
 				strings.Count(logs.String(), "\n") != 1 {
 				t.Errorf("log:\n%s", logs.String())
 			}
@@ -320,7 +225,7 @@ func TestAlertReceiverNeverAnswers(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	canceled := make(chan struct{}, 100)
-	hung := newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
+	hung := testutil.NewReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 			canceled <- struct{}{}
@@ -328,7 +233,7 @@ func TestAlertReceiverNeverAnswers(t *testing.T) {
 		}
 	})
 	defer close(release)
-	fine := newReceiver(t, nil)
+	fine := testutil.NewReceiver(t, nil)
 	cfg := configWith(t, oneServer("  - "+hung.URL+"\n  - "+fine.URL+"\n"))
 	m := newTestMonitor(t, cfg, "eu-1", AlerterOptions{Logf: t.Logf, QueueSize: 4, AttemptTimeout: time.Hour})
 
@@ -340,9 +245,9 @@ func TestAlertReceiverNeverAnswers(t *testing.T) {
 		defer close(done)
 		for range 10 {
 			m.polls(30*time.Second, "+---")
-			m.poll(6*time.Minute, '+', result.Summary{}) // past the cooldown
-			<-fine.got
-			<-fine.got
+			m.poll(6*time.Minute, answer("", -1, nil)) // past the cooldown
+			testutil.Await(t, fine.Got, "a down alert")
+			testutil.Await(t, fine.Got, "an up alert")
 		}
 	}()
 	select {
@@ -350,7 +255,7 @@ func TestAlertReceiverNeverAnswers(t *testing.T) {
 	case <-time.After(20 * time.Second): // a bound on a hang, not a timing
 		t.Fatal("Handle blocked on a receiver that never answers")
 	}
-	<-hung.got
+	testutil.Await(t, hung.Got, "the hung receiver's first request")
 	s := m.alerts.Stats()
 	if s[0].Raised != 20 || s[0].Dropped < 15 || s[1].Raised != 20 {
 		t.Errorf("stats %+v", s)
@@ -361,11 +266,57 @@ func TestAlertReceiverNeverAnswers(t *testing.T) {
 		t.Errorf("Close = %v, want context.Canceled", err)
 	}
 	<-canceled // the request in flight was canceled
-	if n := hung.count(); n != 1 {
+	if n := hung.Count(); n != 1 {
 		t.Errorf("the hung receiver got %d requests, want 1", n)
 	}
-	if n := fine.count(); n != 20 {
+	if n := fine.Count(); n != 20 {
 		t.Errorf("the other receiver got %d requests, want 20", n)
+	}
+}
+
+// TestAlertLossIsLoud: every alert the Alerter does not deliver is
+// counted and logged (rate-limited, with the count of lines held back):
+// those a full queue drops and those its receiver refuses. Issue 19
+// found both silent; this test fails if they go silent again.
+func TestAlertLossIsLoud(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	rc := testutil.NewReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		<-release
+		http.Error(w, "no", http.StatusServiceUnavailable)
+	})
+	var mu sync.Mutex
+	var logs []string
+	cfg := configWith(t, oneServer("  - "+rc.URL+"\n"))
+	m := newTestMonitor(t, cfg, "eu-1", AlerterOptions{QueueSize: 1, Attempts: -1, Logf: func(f string, a ...any) {
+		mu.Lock()
+		logs = append(logs, fmt.Sprintf(f, a...))
+		mu.Unlock()
+	}})
+	// Eight alerts: the first is in flight, the second waits, six are
+	// dropped; then the receiver fails the two it gets.
+	m.polls(30*time.Second, "+---")
+	testutil.Await(t, rc.Got, "the first alert")
+	for range 3 {
+		m.poll(6*time.Minute, answer("", -1, nil))
+		m.polls(30*time.Second, "---")
+	}
+	m.poll(6*time.Minute, answer("", -1, nil))
+	close(release)
+	m.closeAndWait()
+	if s := m.alerts.Stats()[0]; s.Raised != 8 || s.Dropped != 6 || s.Failed != 2 || s.Sent != 0 {
+		t.Errorf("stats %+v, want 8 raised, 6 dropped, 2 failed", s)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	text := strings.Join(logs, "\n")
+	for _, want := range []string{
+		"1 alerts waiting already; up alert for eu-1 dropped",
+		`HTTP 503 "no " after 1 attempts; down alert for eu-1 dropped`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no log line with %q:\n%s", want, text)
+		}
 	}
 }
 
@@ -377,31 +328,30 @@ const hostileName = "\"},\"content\":\"@everyone\n<!channel> <@123> [free](http:
 // documents, and a hostile server name stays text.
 func TestAlertFormats(t *testing.T) {
 	t.Parallel()
-	plain, discord, slack := newReceiver(t, nil), newReceiver(t, nil), newReceiver(t, nil)
-	cfg := configWith(t, "webhooks:\n"+
+	plain, discord, slack := testutil.NewReceiver(t, nil), testutil.NewReceiver(t, nil), testutil.NewReceiver(t, nil)
+	cfg := configWith(t, "alert_group_window: 0\nwebhooks:\n"+
 		"  - "+plain.URL+"\n"+
 		"  - {url: '"+discord.URL+"', format: discord}\n"+
 		"  - {url: '"+slack.URL+"', format: slack}\n"+
 		"servers:\n  - name: eu-1\n    address: 127.0.0.1:27015\n    alerts: [down, up, {on: join, player: '', cooldown: 0}]\n")
 	m := newTestMonitor(t, cfg, "eu-1", AlerterOptions{Logf: t.Logf})
-	name, mapName, players := hostileName, "de_<b>dust</b>", 3
-	sum := result.Summary{Name: &name, Map: &mapName, Players: &players}
-	m.poll(0, '+', sum)
-	m.state.Players = []Player{}
-	m.poll(30*time.Second, '+', sum) // the players baseline: nobody
-	m.state.Players = []Player{{Name: hostileName}}
-	m.poll(30*time.Second, '+', sum) // join
-	m.state.Players = nil
+	hostile := func(players []string) *result.Result {
+		rr, name := answer("de_<b>dust</b>", 3, players), hostileName
+		rr.Summary.Name = &name
+		return rr
+	}
+	m.poll(0, hostile([]string{}))                         // the players baseline: nobody
+	m.poll(30*time.Second, hostile([]string{hostileName})) // join
 	m.polls(30*time.Second, "---")
-	m.poll(30*time.Second, '+', sum)
+	m.poll(30*time.Second, hostile(nil))
 	m.closeAndWait()
 
-	for _, rc := range []*receiver{plain, discord, slack} {
-		if n := rc.count(); n != 3 {
+	for _, rc := range []*testutil.Receiver{plain, discord, slack} {
+		if n := rc.Count(); n != 3 {
 			t.Fatalf("%s: %d requests, want 3 (join, down, up)", rc.URL, n)
 		}
 	}
-	for i, a := range plain.alerts(t) {
+	for i, a := range alertsOf(t, plain) {
 		if a.Summary == nil || a.Summary.Name == nil || *a.Summary.Name != hostileName {
 			t.Errorf("json alert %d: the name did not come through as a string: %+v", i, a.Summary)
 		}
@@ -411,15 +361,15 @@ func TestAlertFormats(t *testing.T) {
 		if i == 0 && (a.Kind != AlertJoin || a.Player != hostileName) {
 			t.Errorf("join alert = %+v", a)
 		}
-		strictDecode(t, plain.bodies[i], &Alert{})
+		strictDecode(t, plain.Bodies()[i], &Alert{})
 	}
-	for i, b := range discord.bodies {
+	for i, b := range discord.Bodies() {
 		checkDiscord(t, b)
 		if i == 0 && !strings.Contains(string(b), `"allowed_mentions":{"parse":[]}`) {
 			t.Errorf("discord body lacks allowed_mentions: %s", b)
 		}
 	}
-	for _, b := range slack.bodies {
+	for _, b := range slack.Bodies() {
 		checkSlack(t, b)
 	}
 }
@@ -438,10 +388,7 @@ func TestAlertFormatLimits(t *testing.T) {
 	for _, kind := range []AlertKind{AlertDown, AlertUp, AlertMap, AlertJoin, AlertPlayers} {
 		a.Kind, a.Map, a.PreviousMap, a.Player, a.Players, a.Threshold, a.Direction = kind, long, long, long, &players, 5, Rising
 		for _, f := range []Format{FormatDiscord, FormatSlack} {
-			b, err := body(f, a)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := mustBody(t, f, a)
 			if f == FormatDiscord {
 				checkDiscord(t, b)
 			} else {
@@ -605,7 +552,7 @@ func checkSlack(t *testing.T, b []byte) {
 // the webhooks that stay; a removed webhook gets nothing new.
 func TestAlerterReload(t *testing.T) {
 	t.Parallel()
-	a, b := newReceiver(t, nil), newReceiver(t, nil)
+	a, b := testutil.NewReceiver(t, nil), testutil.NewReceiver(t, nil)
 	cfg := configWith(t, oneServer("  - "+a.URL+"\n  - "+b.URL+"\n"))
 	m := newTestMonitor(t, cfg, "eu-1", AlerterOptions{Logf: t.Logf})
 	m.polls(30*time.Second, "+---") // down: both get it
@@ -613,10 +560,10 @@ func TestAlerterReload(t *testing.T) {
 	m.polls(30*time.Second, "-")  // still down: nothing
 	m.polls(30*time.Second, "+-") // up: a only
 	m.closeAndWait()
-	if got := a.alerts(t); len(got) != 2 || got[0].Kind != AlertDown || got[1].Kind != AlertUp {
+	if got := alertsOf(t, a); len(got) != 2 || got[0].Kind != AlertDown || got[1].Kind != AlertUp {
 		t.Errorf("a got %+v", got)
 	}
-	if got := b.alerts(t); len(got) != 1 || got[0].Kind != AlertDown {
+	if got := alertsOf(t, b); len(got) != 1 || got[0].Kind != AlertDown {
 		t.Errorf("b got %+v", got)
 	}
 }

@@ -19,7 +19,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gsq-project/gsq/internal/hostport"
 	"github.com/gsq-project/gsq/internal/yamlconf"
+	"github.com/gsq-project/gsq/protocol"
 	"github.com/gsq-project/gsq/scan"
 	"github.com/gsq-project/gsq/store"
 )
@@ -32,7 +34,6 @@ const (
 	DefaultGrace         = 2 * time.Minute
 	DefaultListen        = "127.0.0.1:9815"
 	DefaultAlertCooldown = 5 * time.Minute
-	DefaultProtocol      = ProtocolA2S
 	DefaultQuery         = QueryPlayers
 )
 
@@ -48,18 +49,27 @@ const (
 	minTokenLen   = 16
 )
 
-// The protocols a server can be polled with.
-const (
-	ProtocolA2S = "a2s" // Valve's server queries
-	ProtocolOGP = "ogp" // the Open Game Protocol v0.91
-)
+// DefaultProtocol is the protocol of servers that name none: the
+// registry's default (package protocol), A2S.
+var DefaultProtocol = protocol.Default.Name
 
-// defaultPort is the port an address of protocol takes when it names
-// none: 27015 for A2S; OGP has no conventional port (games use their own),
-// so an OGP address must carry one.
-func defaultPort(protocol string) uint16 {
-	if protocol == ProtocolA2S {
-		return 27015
+// protocolProblem says why name is not a protocol the registry knows, or
+// returns "" and the protocol's name as the registry spells it.
+func protocolProblem(name string) (canonical, problem string) {
+	p, err := protocol.Lookup(name)
+	if err != nil {
+		names := protocol.Names()
+		return "", fmt.Sprintf("must be %s or %s, not %q", strings.Join(names[:len(names)-1], ", "), names[len(names)-1], name)
+	}
+	return p.Name, ""
+}
+
+// defaultPort is the port an address of the protocol named name takes
+// when it names none; 0 when the protocol has no conventional one, so
+// that an address must carry one.
+func defaultPort(name string) uint16 {
+	if p, err := protocol.Lookup(name); err == nil {
+		return p.DefaultPort
 	}
 	return 0
 }
@@ -136,15 +146,31 @@ type Config struct {
 	GuardBadges bool
 	// Retention is how long each level of history is kept.
 	Retention store.Retention
+	// TimeZone is the zone the page shows when people play in (nil: the
+	// host's); read at start.
+	TimeZone *time.Location
 
 	// AlertCooldown is the least time between two alerts of one rule for
 	// one server, when the rule sets none.
 	AlertCooldown time.Duration
-	Webhooks      []Webhook
+	// GroupWindow is how long an alert waits for others to go in one
+	// message with it: alert_group_window (config_alerts.go).
+	GroupWindow time.Duration
+	Webhooks    []Webhook
 	// Alerts are the rules of servers that set none.
 	Alerts []Rule
+	// Vantage is the vantage points of servers that set none (see
+	// config_cluster.go).
+	Vantage
+	// Maintenance is the config's maintenance windows, and StatusPage
+	// the public status page, nil when there is none (config_page.go).
+	Maintenance []Window
+	StatusPage  *StatusPage
 
 	Servers []Server
+	// Discover are the server lists that add servers to Servers as the
+	// monitor runs (config_discover.go).
+	Discover []Discovery
 }
 
 // Server is one monitored server, with its settings resolved.
@@ -154,10 +180,18 @@ type Server struct {
 	Name string
 	// Address is HOST:PORT as configured, the port filled in; Host and
 	// Port are its parts.
-	Address  string
-	Host     string
-	Port     uint16
+	Address string
+	Host    string
+	Port    uint16
+	// NoPort is set when the address as configured named no port: Port
+	// is then the default (the game's or the protocol's), and a protocol
+	// that follows an SRV record (protocol.Protocol's SRV) follows the
+	// host's at each poll.
+	NoPort   bool
 	Protocol string
+	// Game is the catalogue's game the server was configured with
+	// (game:), "" when none.
+	Game     string
 	Interval time.Duration
 	// DownAfter and Failures are this server's down rule (see Config).
 	DownAfter time.Duration
@@ -168,15 +202,28 @@ type Server struct {
 	// names, no sessions, no join or leave alerts.
 	PlayerData bool
 	Alerts     []Rule
+	// Vantage is which regions of a fleet poll the server.
+	Vantage
 
 	// Origin is where the server was configured: "monitor.yaml:12",
 	// "list.txt:3" or "--target".
 	Origin string
 }
 
-// Target is the server as the scan engine takes it.
+// FollowsPlayers reports whether the server's polls ask for its player
+// list and the monitor keeps their names: its player_data is on and its
+// query lists players.
+func (s *Server) FollowsPlayers() bool { return s.PlayerData && s.Query.Players() }
+
+// Target is the server as the scan engine takes it: its Input is the
+// address as configured, without the port it did not name, so that a
+// protocol that follows an SRV record follows it.
 func (s *Server) Target() scan.Target {
-	return scan.ParseTarget(0, s.Address, 0)
+	t := scan.ParseTarget(0, s.Address, 0)
+	if s.NoPort {
+		t.Input = s.Host
+	}
+	return t
 }
 
 // Server returns the server of that name, or nil.
@@ -222,6 +269,7 @@ func Default() *Config {
 		Retention:     store.DefaultRetention,
 		AlertCooldown: DefaultAlertCooldown,
 		Alerts:        []Rule{{On: AlertDown}, {On: AlertUp}},
+		GroupWindow:   DefaultGroupWindow,
 	}
 }
 
@@ -258,10 +306,12 @@ type serverDraft struct {
 
 	setInterval, setDownAfter, setFailures, setQuery, setPData bool
 	setProtocol, setAlerts                                     bool
+	setVantages, setQuorum                                     bool
+	gamePort                                                   uint16 // the game's query port, for an address without one
 }
 
 func newDraft(source, dir string) *draft {
-	return &draft{p: yamlconf.Problems{Source: source, ParseDuration: ParseDuration, FormatDuration: FormatDuration}, dir: dir, cfg: Default()}
+	return &draft{p: yamlconf.Problems{Source: source}, dir: dir, cfg: Default()}
 }
 
 // parse reads the YAML document data into the draft.
@@ -337,7 +387,9 @@ func (d *draft) parseRoot(n *yaml.Node) {
 	m.Bool("player_metrics", &c.PlayerMetrics)
 	m.Bool("guard_badges", &c.GuardBadges)
 	d.retention(m)
+	d.timeZone(m)
 	m.Duration("alert_cooldown", &c.AlertCooldown, 0, 7*24*time.Hour)
+	d.alertDelivery(m)
 	m.List("webhooks", func(path string, item *yaml.Node) {
 		if w, ok := d.webhook(path, item); ok {
 			c.Webhooks = append(c.Webhooks, w)
@@ -346,6 +398,9 @@ func (d *draft) parseRoot(n *yaml.Node) {
 	if m.Has("alerts") {
 		c.Alerts = d.rules(m, "alerts")
 	}
+	d.vantage(m, &c.Vantage)
+	d.pageSettings(m) // config_page.go
+	m.List("discover", func(path string, item *yaml.Node) { d.discover(path, item) })
 	tooMany := false
 	m.List("servers", func(path string, item *yaml.Node) {
 		if len(d.servers) < MaxServers {
@@ -370,13 +425,13 @@ func (d *draft) protocol(m *yamlconf.Mapping, dst *string) bool {
 	if !m.Str("protocol", &s) || !m.Has("protocol") {
 		return false
 	}
-	switch s = strings.ToLower(s); s {
-	case ProtocolA2S, ProtocolOGP:
-		*dst = s
-		return true
+	name, problem := protocolProblem(s)
+	if problem != "" {
+		d.p.At(m.Get("protocol"), m.Sub("protocol"), "%s", problem)
+		return false
 	}
-	d.p.At(m.Get("protocol"), m.Sub("protocol"), "must be a2s or ogp, not %q", s)
-	return false
+	*dst = name
+	return true
 }
 
 func (d *draft) query(m *yamlconf.Mapping, dst *Query) bool {
@@ -547,6 +602,8 @@ func (d *draft) server(path string, n *yaml.Node) {
 		d.p.At(n, m.Path, "needs an address (HOST or HOST:PORT)")
 	}
 	s.setProtocol = d.protocol(m, &s.Protocol)
+	m.Str("game", &s.Game)
+	d.gameServer(&s, m)
 	s.setInterval = m.Has("interval") && m.Duration("interval", &s.Interval, MinInterval, MaxInterval)
 	s.setDownAfter = m.Has("down_after") && m.Duration("down_after", &s.DownAfter, 0, 7*24*time.Hour)
 	s.setFailures = m.Has("failures") && m.Int("failures", &s.Failures, 1, 1000)
@@ -559,6 +616,7 @@ func (d *draft) server(path string, n *yaml.Node) {
 		s.setAlerts = true
 		s.Alerts = d.rules(m, "alerts")
 	}
+	s.setVantages, s.setQuorum = d.vantage(m, &s.Vantage)
 	m.Done()
 	d.servers = append(d.servers, s)
 }
@@ -594,21 +652,27 @@ func nameProblem(name string) string {
 		return fmt.Sprintf("the name %q starts or ends with a space", name)
 	case strings.ContainsRune(name, '/'):
 		return fmt.Sprintf("the name %q contains a /, which the web page's URLs cannot take", name)
+	case name == "." || name == "..":
+		return fmt.Sprintf("the name %q is a path step, which the web page's URLs cannot take: a browser resolves /s/%s to /s/ or /", name, name)
 	case strings.ContainsFunc(name, unicode.IsControl):
 		return fmt.Sprintf("the name %q contains a control character", name)
 	}
 	return ""
 }
 
-// parseAddress checks HOST[:PORT] for protocol, filling in its port.
-func parseAddress(addr, protocol string) (scan.Target, error) {
-	t := scan.ParseTarget(0, addr, defaultPort(protocol))
+// parseAddress checks HOST[:PORT] for protocol, filling in port, or
+// the protocol's when port is 0.
+func parseAddress(addr, protocol string, port uint16) (scan.Target, error) {
+	if port == 0 {
+		port = defaultPort(protocol)
+	}
+	t := scan.ParseTarget(0, addr, port)
 	if t.Err == nil {
 		return t, nil
 	}
 	msg := targetReason(t)
 	if defaultPort(protocol) == 0 && strings.HasSuffix(msg, "has no port") {
-		msg += " (OGP has no conventional port: give the game's query port)"
+		msg += fmt.Sprintf(" (%s has no conventional port: give the game's query port)", strings.ToUpper(protocol))
 	}
 	return t, errors.New(msg)
 }
@@ -632,6 +696,7 @@ func (d *draft) finish() (*Config, error) {
 	for i := range c.Alerts {
 		c.Alerts[i].resolveCooldown(c.AlertCooldown)
 	}
+	d.finishDiscovery()
 	d.checkWebhookRefs(c.Alerts)
 	names := make(map[string]*serverDraft, len(d.servers))
 	addrs := make(map[string]*serverDraft, len(d.servers))
@@ -644,6 +709,8 @@ func (d *draft) finish() (*Config, error) {
 		inherit(&s.Failures, c.Failures, s.setFailures)
 		inherit(&s.Query, c.Query, s.setQuery)
 		inherit(&s.PlayerData, c.PlayerData, s.setPData)
+		inherit(&s.Vantages, c.Vantages, s.setVantages)
+		inherit(&s.Quorum, c.Quorum, s.setQuorum)
 		bad := false
 		if msg := nameProblem(s.Name); msg != "" && s.Name != "" {
 			d.serverProblem(s, "name", "%s", msg)
@@ -653,12 +720,14 @@ func (d *draft) finish() (*Config, error) {
 			bad = true
 		}
 		if s.Address != "" && !bad {
-			t, err := parseAddress(s.Address, s.Protocol)
+			t, err := parseAddress(s.Address, s.Protocol, s.gamePort)
 			if err != nil {
 				d.serverProblem(s, "address", "%v", err)
 				bad = true
 			} else {
 				s.Host, s.Port, s.Address = t.Host, t.Port, t.String()
+				_, noPort := hostport.Parse(t.Input, 0)
+				s.NoPort = errors.Is(noPort, hostport.ErrNoPort)
 				key := s.Protocol + " " + strings.ToLower(s.Address)
 				if prev, dup := addrs[key]; dup {
 					d.serverProblem(s, "address", "%s over %s is already monitored as %q (%s)", s.Address, s.Protocol, prev.Name, prev.Origin)
@@ -722,17 +791,7 @@ func mappingValue(n *yaml.Node, key string) *yaml.Node {
 // keeps no player names; one the server sets itself is an error there.
 func (d *draft) resolveAlerts(s *serverDraft) {
 	if !s.setAlerts {
-		if s.PlayerData && s.Query.Players() {
-			s.Alerts = d.cfg.Alerts // shared, and never changed after
-			return
-		}
-		s.Alerts = make([]Rule, 0, len(d.cfg.Alerts))
-		for _, r := range d.cfg.Alerts {
-			if r.needsPlayers() && (!s.PlayerData || !s.Query.Players()) {
-				continue
-			}
-			s.Alerts = append(s.Alerts, r)
-		}
+		s.Alerts = d.cfg.defaultAlerts(&s.Server)
 		return
 	}
 	for i := range s.Alerts {
@@ -750,6 +809,21 @@ func (d *draft) resolveAlerts(s *serverDraft) {
 		}
 	}
 	d.checkWebhookRefs(s.Alerts)
+}
+
+// defaultAlerts are the config's rules for a server that sets none: those
+// it can follow.
+func (c *Config) defaultAlerts(s *Server) []Rule {
+	if s.FollowsPlayers() {
+		return c.Alerts // shared, and never changed after
+	}
+	rules := make([]Rule, 0, len(c.Alerts))
+	for _, r := range c.Alerts {
+		if !r.needsPlayers() {
+			rules = append(rules, r)
+		}
+	}
+	return rules
 }
 
 // checkWebhookRefs reports rules that name webhooks the config lacks.

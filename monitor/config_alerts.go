@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gsq-project/gsq/internal/duration"
 	"github.com/gsq-project/gsq/internal/yamlconf"
 )
 
@@ -81,7 +82,7 @@ func (r Rule) String() string {
 		fmt.Fprintf(&b, " to %s", strings.Join(r.Webhooks, ", "))
 	}
 	if r.Cooldown > 0 {
-		fmt.Fprintf(&b, " every %s at most", FormatDuration(r.Cooldown))
+		fmt.Fprintf(&b, " every %s at most", duration.Format(r.Cooldown))
 	}
 	return b.String()
 }
@@ -230,15 +231,9 @@ func (d *draft) playersRule(m *yamlconf.Mapping, r *Rule) bool {
 	return m.Int("hysteresis", &r.Hysteresis, 1, r.Threshold)
 }
 
-// Format is the shape of a webhook's requests.
+// Format is the shape of a webhook's requests: the name of the
+// [Provider] that sends them (FormatJSON, FormatDiscord, FormatSlack).
 type Format string
-
-// The webhook formats.
-const (
-	FormatJSON    Format = "json"    // gsq's own: the Alert object (docs/monitor-config.md)
-	FormatDiscord Format = "discord" // a Discord execute-webhook message
-	FormatSlack   Format = "slack"   // a Slack incoming-webhook message
-)
 
 // Webhook is where alerts are sent.
 type Webhook struct {
@@ -251,6 +246,20 @@ type Webhook struct {
 	// Headers are added to every request (an Authorization for a generic
 	// receiver, say); their values are secrets too.
 	Headers map[string]string
+	// Rate is the most messages sent to the webhook per period; zero
+	// means its format's default (Discord 5/2s, Slack 1/s, ...).
+	Rate Rate
+}
+
+// rate is the webhook's rate, or its format's.
+func (w Webhook) rate() Rate {
+	if w.Rate.N > 0 {
+		return w.Rate
+	}
+	if r := providerKinds[w.Format].rate; r.N > 0 {
+		return r
+	}
+	return jsonRate
 }
 
 // String names the webhook without its secrets.
@@ -271,38 +280,25 @@ func redactURL(raw string) string {
 	return u.Scheme + "://" + u.Host + "/..."
 }
 
-// guessFormat picks a webhook's format from its URL: Discord's and
-// Slack's hosts get theirs, anything else gsq's JSON.
-func guessFormat(u *url.URL) Format {
-	host := strings.ToLower(u.Hostname())
-	switch {
-	case (host == "discord.com" || host == "discordapp.com" || strings.HasSuffix(host, ".discord.com")) &&
-		strings.HasPrefix(u.Path, "/api/webhooks/"):
-		return FormatDiscord
-	case host == "hooks.slack.com":
-		return FormatSlack
-	}
-	return FormatJSON
-}
-
 // checkWebhookURL parses a webhook's URL, or says what is wrong with it
-// (without repeating its secret path).
+// (without repeating its secret path): an http:// or https:// URL, or a
+// shoutrrr service's (telegram://..., ntfy://..., smtp://...).
 func checkWebhookURL(raw string) (*url.URL, string) {
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil:
 		return nil, "is not a URL"
 	case u.Scheme == "":
-		return nil, "must be an http:// or https:// URL, starting with its scheme"
-	case u.Scheme != "http" && u.Scheme != "https":
-		if u.Host == "" {
-			return nil, fmt.Sprintf("must be an http:// or https:// URL, not %s:", u.Scheme)
-		}
-		return nil, fmt.Sprintf("must be an http:// or https:// URL, not %s", redactURL(raw))
-	case u.Host == "" || u.Hostname() == "":
-		return nil, "has no host"
+		return nil, "must be an http:// or https:// URL, or a shoutrrr service's, starting with its scheme"
 	case strings.ContainsAny(raw, " \t\r\n"):
 		return nil, "contains spaces"
+	case isShoutrrrURL(u):
+		if msg := checkShoutrrrURL(raw, u); msg != "" {
+			return nil, msg
+		}
+		return u, ""
+	case u.Host == "" || u.Hostname() == "":
+		return nil, "has no host"
 	}
 	return u, ""
 }
@@ -329,6 +325,7 @@ func (d *draft) webhook(path string, n *yaml.Node) (Webhook, bool) {
 			return w, false
 		}
 		m.Str("format", &format)
+		d.webhookRate(m, &w)
 		if m.StringMap("headers", &w.Headers) {
 			for k, v := range w.Headers {
 				if !headerName.MatchString(k) {
@@ -353,13 +350,16 @@ func (d *draft) addWebhook(w *Webhook, format string, n *yaml.Node, path string)
 		d.p.At(n, yamlconf.JoinPath(path, "url"), "%s", msg)
 		return false
 	}
-	switch f := Format(strings.ToLower(format)); f {
-	case "", "auto":
+	switch f := Format(strings.ToLower(format)); {
+	case f == "" || f == "auto":
 		w.Format = guessFormat(u)
-	case FormatJSON, FormatDiscord, FormatSlack:
+	case (f == FormatShoutrrr) != isShoutrrrURL(u):
+		d.p.At(n, yamlconf.JoinPath(path, "format"), "a %s URL takes format %s, or none", u.Scheme, guessFormat(u))
+		return false
+	case providerKinds[f].new != nil:
 		w.Format = f
 	default:
-		d.p.At(n, yamlconf.JoinPath(path, "format"), "must be json, discord or slack, not %q", format)
+		d.p.At(n, yamlconf.JoinPath(path, "format"), "must be %s or auto, not %q", strings.Join(formatNames(), ", "), format)
 		return false
 	}
 	for _, prev := range d.cfg.Webhooks {
@@ -377,4 +377,31 @@ func (d *draft) addWebhook(w *Webhook, format string, n *yaml.Node, path string)
 		return false
 	}
 	return true
+}
+
+// DefaultGroupWindow is how long the monitor waits after an alert
+// for others to send with it, when the config sets no
+// alert_group_window.
+const DefaultGroupWindow = 3 * time.Second
+
+// maxGroupWindow bounds alert_group_window: alerts are late by it.
+const maxGroupWindow = 10 * time.Minute
+
+// alertDelivery reads the top-level keys of how alerts are sent.
+func (d *draft) alertDelivery(m *yamlconf.Mapping) {
+	m.Duration("alert_group_window", &d.cfg.GroupWindow, 0, maxGroupWindow)
+}
+
+// webhookRate reads a webhook's rate: "5/2s".
+func (d *draft) webhookRate(m *yamlconf.Mapping, w *Webhook) {
+	var s string
+	if !m.Has("rate") || !m.Str("rate", &s) {
+		return
+	}
+	r, err := ParseRate(s)
+	if err != nil {
+		d.p.At(m.Get("rate"), m.Sub("rate"), "%v", err)
+		return
+	}
+	w.Rate = r
 }

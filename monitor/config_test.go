@@ -11,20 +11,33 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsq-project/gsq/internal/testutil"
+	"github.com/gsq-project/gsq/protocol"
 	"github.com/gsq-project/gsq/store"
 )
 
+// knownProtocols is how a config error lists the registry's protocols:
+// "a2s, fivem or ogp".
+var knownProtocols = func() string {
+	names := protocol.Names()
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}()
+
 // exampleConfig returns the commented example of docs/monitor-config.md,
 // so that the documentation is tested.
-func exampleConfig(t *testing.T) []byte {
+func exampleConfig(t *testing.T) []byte { return docExample(t, "# monitor.yaml") }
+
+// docExample is the YAML block of docs/monitor-config.md that starts with
+// first.
+func docExample(t *testing.T, first string) []byte {
 	t.Helper()
 	doc, err := os.ReadFile("../docs/monitor-config.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?s)```yaml\n(# monitor.yaml.*?)```").FindSubmatch(doc)
+	m := regexp.MustCompile("(?s)```yaml\n(" + regexp.QuoteMeta(first) + ".*?)```").FindSubmatch(doc)
 	if m == nil {
-		t.Fatal("no example monitor.yaml in docs/monitor-config.md")
+		t.Fatalf("no example starting %q in docs/monitor-config.md", first)
 	}
 	return m[1]
 }
@@ -38,15 +51,15 @@ func TestParseExampleFromDocs(t *testing.T) {
 	def := Default()
 	if c.Interval != def.Interval || c.DownAfter != def.DownAfter || c.Failures != def.Failures ||
 		c.Grace != def.Grace || c.Listen != def.Listen || c.Query != def.Query || !c.PlayerData ||
-		c.Retention != store.DefaultRetention || c.AlertCooldown != def.AlertCooldown {
+		c.Retention != store.DefaultRetention || c.AlertCooldown != def.AlertCooldown || c.GroupWindow != def.GroupWindow {
 		t.Errorf("the example says it shows the defaults, but differs: %+v", c)
 	}
-	if len(c.Webhooks) != 2 || c.Webhooks[0].Format != FormatDiscord || c.Webhooks[1].Format != FormatJSON ||
-		c.Webhooks[1].Headers["Authorization"] == "" {
+	if len(c.Webhooks) != 3 || c.Webhooks[0].Format != FormatDiscord || c.Webhooks[1].Format != FormatJSON ||
+		c.Webhooks[1].Headers["Authorization"] == "" || c.Webhooks[2].Format != FormatShoutrrr {
 		t.Errorf("webhooks = %v", c.Webhooks)
 	}
-	if len(c.Servers) != 4 {
-		t.Fatalf("servers = %d, want 4", len(c.Servers))
+	if len(c.Servers) != 5 {
+		t.Fatalf("servers = %d, want 5", len(c.Servers))
 	}
 	eu1, eu2, priv, wb := c.Server("eu-1"), c.Server("eu-2"), c.Server("private"), c.Server("warband")
 	if eu1 == nil || eu2 == nil || priv == nil || wb == nil {
@@ -67,10 +80,13 @@ func TestParseExampleFromDocs(t *testing.T) {
 	if priv.PlayerData || !eu2.PlayerData {
 		t.Errorf("player_data: private %v, eu-2 %v", priv.PlayerData, eu2.PlayerData)
 	}
-	if wb.Protocol != ProtocolOGP || wb.Port != 7240 || wb.DownAfter != 5*time.Minute || wb.Failures != 5 || wb.Interval != 30*time.Second {
+	if wb.Protocol != "ogp" || wb.Port != 7240 || wb.DownAfter != 5*time.Minute || wb.Failures != 5 || wb.Interval != 30*time.Second {
 		t.Errorf("warband = %+v", wb)
 	}
-	if eu1.Origin != "monitor.yaml:43" {
+	if mc := c.Server("survival"); mc == nil || mc.Protocol != "minecraft" || mc.Address != "mc.example.com:25565" {
+		t.Errorf("survival = %+v", mc)
+	}
+	if eu1.Origin != "monitor.yaml:47" {
 		t.Errorf("eu-1 origin = %q", eu1.Origin)
 	}
 }
@@ -99,13 +115,17 @@ func TestParseProblems(t *testing.T) {
 	}{
 		{"unknown top-level key", "interval: 30s\nintervall: 5s\n",
 			[]string{`m.yaml:2:1: unknown key "intervall" (did you mean "interval"?)`}},
+		{"typo of a server key it does not set", "servers:\n  - {name: a, address: 1.2.3.4, intervall: 5s}\n",
+			[]string{`m.yaml:2:33: servers[0] (a): unknown key "intervall" (did you mean "interval"?)`}},
+		{"typo of a rule key", "alerts:\n  - {on: players, treshold: 20}\n",
+			[]string{`alerts[0]: unknown key "treshold" (did you mean "threshold"?)`, `a players alert needs a threshold`}},
 		{"unknown server key", "servers:\n  - name: a\n    adress: 1.2.3.4\n",
 			[]string{`m.yaml:3:5: servers[0] (a): unknown key "adress" (did you mean "address"?)`, `needs an address`}},
 		{"yaml syntax", "interval: 30s\nservers: [\n", []string{`m.yaml:2: YAML: did not find expected node content`}},
 		{"yaml tab", "servers:\n\t- name: a\n", []string{`m.yaml:2:1: YAML: a tab in the indentation; indent with spaces`}},
 		{"bad duration", "interval: 30x\n", []string{`m.yaml:1:11: interval: "30x" is not a duration: use a number and a unit`}},
 		{"no unit", "down_after: 30\n", []string{`m.yaml:1:13: down_after: 30 has no unit: write 30s for seconds, 30m for minutes`}},
-		{"negative duration", "grace: -5s\n", []string{`grace: "-5s" is not a duration`}},
+		{"negative duration", "grace: -5s\n", []string{`m.yaml:1:8: grace: must not be negative, not -5s`}},
 		{"interval too short", "interval: 10ms\n", []string{`interval: must be from 1s to 1d, not 10ms`}},
 		{"not a mapping", "- a\n- b\n", []string{`m.yaml:1:1: must be a mapping of keys to values, not a list`}},
 		{"servers not a list", "servers: {name: a}\n", []string{`m.yaml:1:10: servers: must be a list, not a mapping`}},
@@ -114,7 +134,9 @@ func TestParseProblems(t *testing.T) {
 		{"bool", "player_data: yes\n", []string{`m.yaml:1:14: player_data: must be true or false, not "yes"`}},
 		{"int", "failures: three\n", []string{`failures: must be a whole number, not "three"`}},
 		{"int range", "failures: 0\n", []string{`failures: must be from 1 to 1000, not 0`}},
-		{"protocol", "protocol: quake3\n", []string{`m.yaml:1:11: protocol: must be a2s or ogp, not "quake3"`}},
+		{"time zone", "time_zone: Mars/Olympus\n", []string{`m.yaml:1:12: time_zone: "Mars/Olympus" is not a time zone`}},
+		{"time zone local", "time_zone: Local\n", []string{`time_zone: "Local" is not a time zone`}},
+		{"protocol", "protocol: quake3\n", []string{`m.yaml:1:11: protocol: must be ` + knownProtocols + `, not "quake3"`}},
 		{"query", "query: everything\n", []string{`query: must be info, players or rules, not "everything"`}},
 		{"listen", "listen: localhost\n", []string{`listen: "localhost" is not HOST:PORT`}},
 		{"listen port", "listen: 127.0.0.1:99999\n", []string{`the port must be a number up to 65535`}},
@@ -127,6 +149,11 @@ func TestParseProblems(t *testing.T) {
 		{"ogp needs a port", "servers:\n  - {name: a, address: 1.2.3.4, protocol: ogp}\n",
 			[]string{`has no port (OGP has no conventional port: give the game's query port)`}},
 		{"bad name", "servers:\n  - {name: 'a/b', address: 1.2.3.4}\n", []string{`contains a /`}},
+		// issue 19, attacker row 9: a server named .. that the page could
+		// reach only as %2e%2e.
+		{"name ..", "servers:\n  - {name: '..', address: 1.2.3.4}\n  - {name: ., address: 1.2.3.5}\n", []string{
+			`m.yaml:2:12: servers[0] (..).name: the name ".." is a path step, which the web page's URLs cannot take: a browser resolves /s/.. to /s/ or /`,
+			`servers[1] (.).name: the name "." is a path step`}},
 		{"no name", "servers:\n  - {address: 1.2.3.4}\n", []string{`m.yaml:2:5: servers[0]: needs a name`}},
 		{"bad label", "servers:\n  - {name: a, address: 1.2.3.4, labels: {1x: y, __a: b}}\n",
 			[]string{`"1x" is not a label name`, `"__a" is not a label name`}},
@@ -149,9 +176,13 @@ func TestParseProblems(t *testing.T) {
 		{"join needs players", "servers:\n  - name: a\n    address: 1.2.3.4\n    query: info\n    alerts:\n      - {on: leave, player: x}\n",
 			[]string{`a leave alert needs the player list: set query to players or rules`}},
 		{"webhook scheme", "webhooks:\n  - ftp://example.com/secret-token\n",
-			[]string{`m.yaml:2:5: webhooks[0].url: must be an http:// or https:// URL, not ftp://example.com/...`}},
+			[]string{`m.yaml:2:5: webhooks[0].url: must be an http:// or https:// URL, or a shoutrrr service's (bark, discord, generic, googlechat, gotify, hangouts, ifttt, join, lark, logger, matrix, mattermost, notifiarr, ntfy, opsgenie, pagerduty, pushbullet, pushover, rocketchat, signal, slack, smtp, teams, telegram, wecom, zulip), not ftp://example.com/...`}},
+		{"shoutrrr settings", "webhooks:\n  - telegram://123456:secret-token@telegram\n",
+			[]string{`webhooks[0].url: is not a telegram URL shoutrrr takes: `}},
+		{"shoutrrr with a format", "webhooks:\n  - {url: 'ntfy://ntfy.sh/topic', format: json}\n",
+			[]string{`webhooks[0].format: a ntfy URL takes format shoutrrr, or none`}},
 		{"webhook no host", "webhooks:\n  - url: 'https:///x'\n", []string{`webhooks[0].url: has no host`}},
-		{"webhook format", "webhooks:\n  - {url: 'https://example.com/', format: teams}\n", []string{`must be json, discord or slack, not "teams"`}},
+		{"webhook format", "webhooks:\n  - {url: 'https://example.com/', format: teams}\n", []string{`must be discord, json, shoutrrr, slack or auto, not "teams"`}},
 		{"webhook header", "webhooks:\n  - {url: 'https://example.com/', headers: {'a b': c}}\n", []string{`"a b" is not an HTTP header name`}},
 		{"webhook twice", "webhooks: ['https://example.com/a', 'https://example.com/a']\n", []string{`the same URL as the webhook "webhooks[0]"`}},
 		{"retention forever raw", "retention: {raw: forever}\n", []string{`retention.raw: raw samples cannot be kept forever`}},
@@ -266,7 +297,7 @@ servers:
 		t.Fatal(err)
 	}
 	a, b, cc := c.Server("a"), c.Server("b"), c.Server("c")
-	if a.Interval != 10*time.Second || a.Query != QueryInfo || a.PlayerData || a.Protocol != ProtocolOGP {
+	if a.Interval != 10*time.Second || a.Query != QueryInfo || a.PlayerData || a.Protocol != "ogp" {
 		t.Errorf("a = %+v", a)
 	}
 	// a keeps no player names: the global join rule skips it.
@@ -276,7 +307,7 @@ servers:
 	if got := rulesString(b.Alerts); got != `down every 1m at most; join "x" every 1m at most; map every 2m at most` {
 		t.Errorf("b's rules = %s", got)
 	}
-	if b.Protocol != ProtocolA2S || !b.PlayerData {
+	if b.Protocol != "a2s" || !b.PlayerData {
 		t.Errorf("b = %+v", b)
 	}
 	if cc.Alerts == nil || len(cc.Alerts) != 0 {
@@ -295,13 +326,8 @@ func rulesString(rules []Rule) string {
 func TestTokenFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "tok"), []byte("0123456789abcdef01\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfgPath := filepath.Join(dir, "monitor.yaml")
-	if err := os.WriteFile(cfgPath, []byte("token_file: tok\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, filepath.Join(dir, "tok"), "0123456789abcdef01\n")
+	cfgPath := testutil.WriteFile(t, filepath.Join(dir, "monitor.yaml"), "token_file: tok\n")
 	c, err := (&Loader{Path: cfgPath}).Load()
 	if err != nil {
 		t.Fatal(err)
@@ -358,5 +384,21 @@ func TestHealthPolicyFromConfig(t *testing.T) {
 	// with a negative value (its zero means the default).
 	if p.Failures != 4 || p.DownAfter >= 0 || p.Grace >= 0 {
 		t.Errorf("policy = %+v", p)
+	}
+}
+
+// TestTimeZone: time_zone names the zone of the page's heatmap; none is
+// the host's.
+func TestTimeZone(t *testing.T) {
+	t.Parallel()
+	c, err := Parse([]byte("time_zone: Asia/Tokyo\n"), "m.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.TimeZone == nil || c.TimeZone.String() != "Asia/Tokyo" {
+		t.Errorf("time_zone: Asia/Tokyo gave %v", c.TimeZone)
+	}
+	if c, err = Parse([]byte("interval: 30s\n"), "m.yaml"); err != nil || c.TimeZone != nil {
+		t.Errorf("no time_zone: %v, %v", c.TimeZone, err)
 	}
 }

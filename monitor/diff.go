@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// Changes are what a config reload changes, for the service to apply: it
+// Changes are what a config reload changes, for the poller to apply: it
 // starts polling the added servers, stops the removed ones (their history
 // stays in the store), and applies the changed settings of the others.
 // Servers not listed are unchanged: their state and data are kept as
@@ -40,7 +40,7 @@ func (c ServerChange) Retargeted() bool {
 var restartSettings = []string{"listen", "db"}
 
 // NeedRestart lists the changed settings that a reload cannot apply; the
-// service says they wait for a restart.
+// CLI says they wait for a restart.
 func (c Changes) NeedRestart() []string {
 	var out []string
 	for _, s := range c.Settings {
@@ -117,7 +117,7 @@ func serverFields(a, b *Server) []string {
 		key   string
 		equal bool
 	}{
-		{"address", a.Address == b.Address},
+		{"address", a.Address == b.Address && a.NoPort == b.NoPort},
 		{"protocol", a.Protocol == b.Protocol},
 		{"interval", a.Interval == b.Interval},
 		{"down_after", a.DownAfter == b.DownAfter},
@@ -126,6 +126,8 @@ func serverFields(a, b *Server) []string {
 		{"query", a.Query == b.Query},
 		{"player_data", a.PlayerData == b.PlayerData},
 		{"alerts", slices.EqualFunc(a.Alerts, b.Alerts, sameRule)},
+		{"vantages", slices.Equal(a.Vantages, b.Vantages)},
+		{"quorum", a.Quorum == b.Quorum},
 	} {
 		if !f.equal {
 			out = append(out, f.key)

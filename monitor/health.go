@@ -1,13 +1,14 @@
 package monitor
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/gsq-project/gsq/result"
 )
 
 // HealthPolicy says when a server is down. Zero fields mean the defaults;
-// a negative DownAfter or Grace means none.
+// a negative DownAfter or Grace means none, a negative Failures one.
 type HealthPolicy struct {
 	// Failures is how many consecutive polls must fail (default 3).
 	Failures int
@@ -25,30 +26,13 @@ type HealthPolicy struct {
 	Grace time.Duration
 }
 
-func (p HealthPolicy) failures() int { return orDefault(p.Failures, DefaultFailures) }
+// failures is the threshold; a negative Failures means one failure (a
+// server down at its first failed poll), as none would.
+func (p HealthPolicy) failures() int { return max(1, cmp.Or(p.Failures, DefaultFailures)) }
 
-func (p HealthPolicy) downAfter() time.Duration {
-	return max(0, zeroIsDefault(p.DownAfter, DefaultDownAfter))
-}
+func (p HealthPolicy) downAfter() time.Duration { return max(0, cmp.Or(p.DownAfter, DefaultDownAfter)) }
 
-func (p HealthPolicy) grace() time.Duration { return max(0, zeroIsDefault(p.Grace, DefaultGrace)) }
-
-// orDefault is v, or def when v is zero or negative.
-func orDefault[T int | time.Duration](v, def T) T {
-	if v <= 0 {
-		return def
-	}
-	return v
-}
-
-// zeroIsDefault is v, or def when v is zero: the options' convention,
-// where zero is the default and a negative value none.
-func zeroIsDefault[T int | time.Duration](v, def T) T {
-	if v == 0 {
-		return def
-	}
-	return v
-}
+func (p HealthPolicy) grace() time.Duration { return max(0, cmp.Or(p.Grace, DefaultGrace)) }
 
 // Health decides whether one server is pending, up or down, from the
 // outcomes of its polls. It is a pure state machine: the time of each
@@ -72,23 +56,43 @@ func zeroIsDefault[T int | time.Duration](v, def T) T {
 // flapping server from going down, so waiting for more answers would only
 // delay the "back up" news by an interval.
 type Health struct {
-	policy  HealthPolicy
-	started time.Time
+	policy HealthPolicy
+	s      HealthState
+}
 
-	status       Status
-	since        time.Time
-	everUp       bool
-	failures     int
-	firstFailure time.Time
-	lastPoll     time.Time
-	lastSuccess  time.Time
-	lastErr      *result.Error
+// HealthState is what a [Health] knows, as plain data: a [Snapshot]
+// carries it.
+type HealthState struct {
+	Started      time.Time // when the monitor started watching the server
+	Status       Status
+	Since        time.Time
+	EverUp       bool
+	Failures     int
+	FirstFailure time.Time
+	LastPoll     time.Time
+	LastSuccess  time.Time
+	LastError    *result.Error
 }
 
 // NewHealth returns the health of a server the monitor starts watching at
 // start: pending.
 func NewHealth(p HealthPolicy, start time.Time) *Health {
-	return &Health{policy: p, started: start, status: StatusPending, since: start}
+	return &Health{policy: p, s: HealthState{Started: start, Status: StatusPending, Since: start}}
+}
+
+// RestoreHealth returns a Health that carries on from s, as a Health
+// whose State was s would.
+func RestoreHealth(p HealthPolicy, s HealthState) *Health {
+	h := &Health{policy: p, s: s}
+	h.s.LastError = h.LastError() // a copy of its own
+	return h
+}
+
+// State returns what the Health knows.
+func (h *Health) State() HealthState {
+	s := h.s
+	s.LastError = h.LastError()
+	return s
 }
 
 // SetPolicy changes the policy, as a config reload does; the state is
@@ -102,65 +106,65 @@ func (h *Health) Observe(at time.Time, err *result.Error) EventKind {
 	if err != nil && err.Kind == result.KindCanceled {
 		return ""
 	}
-	h.lastPoll = at
+	h.s.LastPoll = at
 	if err == nil {
-		h.failures = 0
-		h.lastErr = nil
-		h.lastSuccess = at
-		h.everUp = true
-		if h.status != StatusUp {
-			h.status, h.since = StatusUp, at
+		h.s.Failures = 0
+		h.s.LastError = nil
+		h.s.LastSuccess = at
+		h.s.EverUp = true
+		if h.s.Status != StatusUp {
+			h.s.Status, h.s.Since = StatusUp, at
 			return EventUp
 		}
 		return ""
 	}
 	e := *err
-	h.lastErr = &e
-	h.failures++
-	if h.failures == 1 {
-		h.firstFailure = at
+	h.s.LastError = &e
+	h.s.Failures++
+	if h.s.Failures == 1 {
+		h.s.FirstFailure = at
 	}
-	if h.status == StatusDown ||
-		h.failures < h.policy.failures() ||
-		at.Sub(h.firstFailure) < h.policy.downAfter() {
+	if h.s.Status == StatusDown ||
+		h.s.Failures < h.policy.failures() ||
+		at.Sub(h.s.FirstFailure) < h.policy.downAfter() {
 		return ""
 	}
-	if !h.everUp && at.Sub(h.started) < h.policy.grace() {
+	if !h.s.EverUp && at.Sub(h.s.Started) < h.policy.grace() {
 		return "" // still starting, perhaps
 	}
-	h.status, h.since = StatusDown, at
+	h.s.Status, h.s.Since = StatusDown, at
 	return EventDown
 }
 
 // Status is the server's status now.
-func (h *Health) Status() Status { return h.status }
+func (h *Health) Status() Status { return h.s.Status }
 
 // Since is when the status last changed (the start, while pending).
-func (h *Health) Since() time.Time { return h.since }
+func (h *Health) Since() time.Time { return h.s.Since }
 
 // ConsecutiveFailures counts the failed polls since the last success.
-func (h *Health) ConsecutiveFailures() int { return h.failures }
+func (h *Health) ConsecutiveFailures() int { return h.s.Failures }
 
 // FailingSince is when the current run of failures began; zero after a
 // success.
 func (h *Health) FailingSince() time.Time {
-	if h.failures == 0 {
+	if h.s.Failures == 0 {
 		return time.Time{}
 	}
-	return h.firstFailure
+	return h.s.FirstFailure
 }
 
 // LastPoll is when the last poll ended; zero before the first.
-func (h *Health) LastPoll() time.Time { return h.lastPoll }
+func (h *Health) LastPoll() time.Time { return h.s.LastPoll }
 
 // LastSuccess is when the last successful poll ended; zero if none.
-func (h *Health) LastSuccess() time.Time { return h.lastSuccess }
+func (h *Health) LastSuccess() time.Time { return h.s.LastSuccess }
 
 // LastError is why the last poll failed; nil after a success.
 func (h *Health) LastError() *result.Error {
-	if h.lastErr == nil {
+	if h.s.LastError == nil {
 		return nil
 	}
-	e := *h.lastErr
+	e := *h.s.LastError
 	return &e
 }

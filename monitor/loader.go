@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -9,12 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gsq-project/gsq/internal/duration"
 	"github.com/gsq-project/gsq/scan"
 )
 
 // Loader builds a monitor's config from what `gsq monitor` was given: a
 // config file, the flags that override its global settings, and the
-// quick-start servers of --target and -f. The service keeps its Loader
+// quick-start servers of --target and -f. The CLI keeps its Loader
 // and calls [Loader.Reload] on SIGHUP, so that a reload reads the same
 // sources with the same flags.
 //
@@ -27,8 +29,16 @@ type Loader struct {
 	// named after itself.
 	Targets []string
 	// Lists are target lists (-f), in `gsq scan`'s format: one HOST[:PORT]
-	// per line, '#' comments; each server is named HOST:PORT.
+	// per line, '#' comments; each server is named HOST:PORT. They are
+	// taken by gsq scan's rules: a line that is not an address, and a
+	// server the lists named before (scan.Seen), are skipped with a
+	// warning.
 	Lists []string
+	// Shared is a fleet's target list, from PostgreSQL (config_cluster.go).
+	Shared []SharedTarget
+	// Warnf, if set, receives the warnings of a load: the lines of the
+	// lists skipped, at most maxListWarnings of them and then a count.
+	Warnf func(format string, args ...any)
 
 	// The flags over the file's global settings; zero values leave the
 	// file's (or the default) in place.
@@ -38,6 +48,11 @@ type Loader struct {
 	Listen    string        // --listen
 	DB        string        // --db
 	Webhooks  []string      // --webhook URL, each added to the file's webhooks
+	// Token, when set, takes the place of the file's token, under the
+	// same rule; TokenFrom says where it came from, for messages
+	// ("--token", "GSQ_MONITOR_TOKEN").
+	Token     string
+	TokenFrom string
 }
 
 // Load reads and checks the config. Every problem found comes back in one
@@ -57,17 +72,46 @@ func (l *Loader) Load() (*Config, error) {
 	for _, t := range l.Targets {
 		l.addTarget(d, t)
 	}
+	lw := listWarnings{warnf: l.Warnf}
 	for _, path := range l.Lists {
-		if err := l.addList(d, path); err != nil {
+		if err := l.addList(d, path, &lw); err != nil {
 			return nil, err
 		}
 	}
+	for _, t := range l.Shared {
+		addShared(d, t)
+	}
+	lw.done()
 	return d.finish()
+}
+
+// maxListWarnings bounds the warnings of one load about the lines of its
+// lists; the rest are counted.
+const maxListWarnings = 10
+
+// listWarnings reports the lines of the lists a load skips.
+type listWarnings struct {
+	warnf   func(format string, args ...any)
+	seen    scan.Seen // the servers of every list of the load
+	skipped int
+}
+
+func (w *listWarnings) skip(path string, line int, format string, args ...any) {
+	w.skipped++
+	if w.warnf != nil && w.skipped <= maxListWarnings {
+		w.warnf("monitor: %s:%d: %s; line skipped", path, line, fmt.Sprintf(format, args...))
+	}
+}
+
+func (w *listWarnings) done() {
+	if w.warnf != nil && w.skipped > maxListWarnings {
+		w.warnf("monitor: %d more lines of the target lists skipped (%d in all)", w.skipped-maxListWarnings, w.skipped)
+	}
 }
 
 // Reload builds the next config as Load does, and compares it with the
 // running one. When the new config has a problem, Reload returns the
-// running config unchanged, no changes, and the error: the service keeps
+// running config unchanged, no changes, and the error: the poller keeps
 // going as it was and logs why.
 func (l *Loader) Reload(running *Config) (*Config, Changes, error) {
 	next, err := l.Load()
@@ -82,7 +126,7 @@ func (l *Loader) override(d *draft) {
 	c := d.cfg
 	if l.Interval != 0 {
 		if l.Interval < MinInterval || l.Interval > MaxInterval {
-			d.p.AtLine("--interval", 0, "must be from %s to %s, not %s", FormatDuration(MinInterval), FormatDuration(MaxInterval), FormatDuration(l.Interval))
+			d.p.AtLine("--interval", 0, "must be from %s to %s, not %s", duration.Format(MinInterval), duration.Format(MaxInterval), duration.Format(l.Interval))
 		}
 		c.Interval = l.Interval
 	}
@@ -93,11 +137,10 @@ func (l *Loader) override(d *draft) {
 		c.DownAfter = l.DownAfter
 	}
 	if l.Protocol != "" {
-		switch p := strings.ToLower(l.Protocol); p {
-		case ProtocolA2S, ProtocolOGP:
-			c.Protocol = p
-		default:
-			d.p.AtLine("--protocol", 0, "must be a2s or ogp, not %q", l.Protocol)
+		if name, problem := protocolProblem(l.Protocol); problem != "" {
+			d.p.AtLine("--protocol", 0, "%s", problem)
+		} else {
+			c.Protocol = name
 		}
 	}
 	if l.Listen != "" {
@@ -108,6 +151,12 @@ func (l *Loader) override(d *draft) {
 	}
 	if l.DB != "" {
 		c.DB = l.DB
+	}
+	if l.Token != "" {
+		if msg := tokenProblem(l.Token); msg != "" {
+			d.p.AtLine(cmp.Or(l.TokenFrom, "the token"), 0, "%s", msg)
+		}
+		c.Token, c.TokenFile = Secret(l.Token), ""
 	}
 	saved := d.p.Source
 	d.p.Source = "--webhook"
@@ -151,10 +200,10 @@ func (l *Loader) addTarget(d *draft, flag string) {
 	d.servers = append(d.servers, serverDraft{Server: Server{Name: name, Address: addr, Origin: "--target " + flag}, source: "--target"})
 }
 
-// addList adds the servers of a target list. A line that is not HOST[:PORT]
-// is a problem reported at its line; a file that cannot be read ends the
-// load.
-func (l *Loader) addList(d *draft, path string) error {
+// addList adds the servers of a target list by gsq scan's rules: a line
+// that is not HOST[:PORT], and a server named before, are skipped with a
+// warning; a file that cannot be read ends the load.
+func (l *Loader) addList(d *draft, path string, lw *listWarnings) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("monitor: target list: %w", err)
@@ -171,7 +220,11 @@ func (l *Loader) addList(d *draft, path string) error {
 			return fmt.Errorf("monitor: target list %s: %w", path, err)
 		}
 		if t.Err != nil {
-			d.p.AtLine(path, t.Line, "%s", targetReason(t))
+			lw.skip(path, t.Line, "%s", targetReason(t))
+			continue
+		}
+		if !lw.seen.Add(t) {
+			lw.skip(path, t.Line, "%s is a duplicate", t)
 			continue
 		}
 		if len(d.servers) >= MaxServers {

@@ -3,27 +3,20 @@ package monitor
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
-)
 
-func writeFile(t *testing.T, dir, name, content string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+	"github.com/gsq-project/gsq/internal/testutil"
+)
 
 func TestLoaderQuickStart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	list := writeFile(t, dir, "list.txt", "# fleet\n127.0.0.1:27015\n\n127.0.0.1:27016  # second\n[::1]:27017\nexample.com\n")
+	list := testutil.WriteFile(t, filepath.Join(dir, "list.txt"), "# fleet\n127.0.0.1:27015\n\n127.0.0.1:27016  # second\n[::1]:27017\nexample.com\n")
 	l := &Loader{
 		Targets:  []string{"lobby=127.0.0.1:27100", "127.0.0.1:27101"},
 		Lists:    []string{list},
@@ -37,7 +30,7 @@ func TestLoaderQuickStart(t *testing.T) {
 	var names []string
 	for _, s := range c.Servers {
 		names = append(names, s.Name)
-		if s.Interval != 10*time.Second || s.Protocol != ProtocolA2S || len(s.Alerts) != 2 {
+		if s.Interval != 10*time.Second || s.Protocol != "a2s" || len(s.Alerts) != 2 {
 			t.Errorf("%s = %+v", s.Name, s)
 		}
 	}
@@ -56,8 +49,8 @@ func TestLoaderQuickStart(t *testing.T) {
 func TestLoaderProblems(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	list := writeFile(t, dir, "list.txt", "127.0.0.1:27015\nnot a host:1\n127.0.0.1:99999\n127.0.0.1:27015\n127.0.0.1\n")
-	cfg := writeFile(t, dir, "monitor.yaml", "servers:\n  - {name: lobby, address: 127.0.0.1:27200}\n")
+	list := testutil.WriteFile(t, filepath.Join(dir, "list.txt"), "127.0.0.1:27015\nnot a host:1\n127.0.0.1:99999\n127.0.0.1:27015\n127.0.0.1\n")
+	cfg := testutil.WriteFile(t, filepath.Join(dir, "monitor.yaml"), "servers:\n  - {name: lobby, address: 127.0.0.1:27200}\n")
 	l := &Loader{
 		Path:     cfg,
 		Targets:  []string{"lobby=127.0.0.1:27100", "=127.0.0.1:1", "x=", "ogp1=127.0.0.1"},
@@ -67,39 +60,77 @@ func TestLoaderProblems(t *testing.T) {
 		Listen:   "nowhere",
 		Webhooks: []string{"mailto:ops@example.com"},
 	}
+	var warnings []string
+	l.Warnf = func(format string, args ...any) { warnings = append(warnings, fmt.Sprintf(format, args...)) }
 	_, err := l.Load()
 	var ce *ConfigError
 	if !errors.As(err, &ce) {
 		t.Fatalf("err = %v", err)
 	}
-	if len(ce.Problems) != 11 {
-		t.Errorf("%d problems, want 11:\n%v", len(ce.Problems), err)
+	if len(ce.Problems) != 7 {
+		t.Errorf("%d problems, want 7:\n%v", len(ce.Problems), err)
 	}
 	for _, w := range []string{
 		"--interval: must be from 1s to 1d, not 1ms",
 		`--listen: "nowhere" is not HOST:PORT`,
-		"--webhook: url: must be an http:// or https:// URL, not mailto:",
+		"--webhook: url: must be an http:// or https:// URL, or a shoutrrr service's (bark, discord, generic, googlechat, gotify, hangouts, ifttt, join, lark, logger, matrix, mattermost, notifiarr, ntfy, opsgenie, pagerduty, pushbullet, pushover, rocketchat, signal, slack, smtp, teams, telegram, wecom, zulip), not mailto:",
 		`--target: "=127.0.0.1:1" has no name`,
 		`--target: "x=" has no address`,
 		`--target: lobby: the name "lobby" is taken by the server at ` + cfg + ":2",
 		`--target: ogp1: "127.0.0.1" has no port (OGP has no conventional port`,
-		list + `:2: "not a host" is not a host name`,
-		list + `:3: invalid port "99999"`,
-		list + `:4: 127.0.0.1:27015: the name "127.0.0.1:27015" is taken by the server at ` + list + ":1",
-		list + `:5: "127.0.0.1" has no port`, // -f with --protocol ogp: no default port
 	} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("error lacks %q:\n%v", w, err)
 		}
 	}
+	// The list's bad lines are skipped with warnings, as gsq scan skips
+	// them, not problems.
+	want := []string{
+		"monitor: " + list + `:2: "not a host" is not a host name or an IP address; line skipped`,
+		"monitor: " + list + `:3: invalid port "99999": a port is a number from 1 to 65535; line skipped`,
+		"monitor: " + list + `:4: 127.0.0.1:27015 is a duplicate; line skipped`,
+		"monitor: " + list + `:5: "127.0.0.1" has no port; line skipped`, // -f with --protocol ogp: no default port
+	}
+	if !slices.Equal(warnings, want) {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
+	}
+	if strings.Contains(err.Error(), list) {
+		t.Errorf("the list's lines are problems:\n%v", err)
+	}
 }
 
-func TestLoaderListDuplicates(t *testing.T) {
+// TestMonitorListWithDuplicatesAndBadLines is the user's list of issue 19
+// (user row 7): gsq scan took it, gsq monitor -f refused it. The monitor
+// now takes it, each skipped line with a warning, and warns about at most
+// maxListWarnings lines, counting the rest.
+func TestMonitorListWithDuplicatesAndBadLines(t *testing.T) {
 	t.Parallel()
-	list := writeFile(t, t.TempDir(), "list.txt", "127.0.0.1\n127.0.0.1:27015\n")
-	_, err := (&Loader{Lists: []string{list}}).Load()
-	if err == nil || !strings.Contains(err.Error(), list+`:2: 127.0.0.1:27015: the name "127.0.0.1:27015" is taken by the server at `+list+":1") {
-		t.Fatalf("err = %v", err)
+	var b strings.Builder
+	b.WriteString("127.0.0.1\n127.0.0.1:27015\nLOCALHOST:27016\nlocalhost:27016\n::1\n[::1]:27015\n")
+	for range maxListWarnings {
+		b.WriteString("127.0.0.1:0\n")
+	}
+	list := testutil.WriteFile(t, filepath.Join(t.TempDir(), "list.txt"), b.String())
+	var warnings []string
+	c, err := (&Loader{Lists: []string{list}, Warnf: func(format string, args ...any) {
+		warnings = append(warnings, fmt.Sprintf(format, args...))
+	}}).Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range c.Servers {
+		names = append(names, s.Name)
+	}
+	if want := []string{"127.0.0.1:27015", "LOCALHOST:27016", "[::1]:27015"}; !slices.Equal(names, want) {
+		t.Errorf("servers %q, want %q", names, want)
+	}
+	if len(warnings) != maxListWarnings+1 ||
+		warnings[0] != "monitor: "+list+":2: 127.0.0.1:27015 is a duplicate; line skipped" ||
+		warnings[1] != "monitor: "+list+":4: localhost:27016 is a duplicate; line skipped" ||
+		warnings[2] != "monitor: "+list+":6: [::1]:27015 is a duplicate; line skipped" ||
+		warnings[maxListWarnings] != "monitor: 3 more lines of the target lists skipped (13 in all)" {
+		t.Errorf("warnings:\n%s", strings.Join(warnings, "\n"))
 	}
 }
 
@@ -117,7 +148,7 @@ func TestLoaderMissingFiles(t *testing.T) {
 // the file's global setting, then the default.
 func TestLoaderPrecedence(t *testing.T) {
 	t.Parallel()
-	cfg := writeFile(t, t.TempDir(), "monitor.yaml", `
+	cfg := testutil.WriteFile(t, filepath.Join(t.TempDir(), "monitor.yaml"), `
 interval: 20s
 down_after: 2m
 servers:
@@ -145,13 +176,13 @@ servers:
 func TestReloadKeepsRunningConfigOnError(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	path := writeFile(t, dir, "monitor.yaml", "servers:\n  - {name: a, address: 127.0.0.1:1}\n")
+	path := testutil.WriteFile(t, filepath.Join(dir, "monitor.yaml"), "servers:\n  - {name: a, address: 127.0.0.1:1}\n")
 	l := &Loader{Path: path}
 	running, err := l.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, dir, "monitor.yaml", "servers:\n  - {name: a, address: 127.0.0.1:1, interval: soon}\n")
+	testutil.WriteFile(t, filepath.Join(dir, "monitor.yaml"), "servers:\n  - {name: a, address: 127.0.0.1:1, interval: soon}\n")
 	got, ch, err := l.Reload(running)
 	if err == nil || !strings.Contains(err.Error(), `monitor.yaml:2:47: servers[0] (a).interval: "soon" is not a duration`) {
 		t.Fatalf("err = %v", err)
@@ -164,7 +195,7 @@ func TestReloadKeepsRunningConfigOnError(t *testing.T) {
 func TestReloadDiff(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	path := writeFile(t, dir, "monitor.yaml", `
+	path := testutil.WriteFile(t, filepath.Join(dir, "monitor.yaml"), `
 listen: 127.0.0.1:9815
 servers:
   - {name: same, address: 127.0.0.1:1, labels: {a: b}}
@@ -177,7 +208,7 @@ servers:
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, dir, "monitor.yaml", `
+	testutil.WriteFile(t, filepath.Join(dir, "monitor.yaml"), `
 listen: 127.0.0.1:9816
 alerts: [down]
 servers:
@@ -245,9 +276,7 @@ func BenchmarkLoadList(b *testing.B) {
 		fmt.Fprintf(&list, "10.%d.%d.%d:27015\n", i>>16, (i>>8)&255, i&255)
 	}
 	path := filepath.Join(b.TempDir(), "list.txt")
-	if err := os.WriteFile(path, []byte(list.String()), 0o600); err != nil {
-		b.Fatal(err)
-	}
+	testutil.WriteFile(b, path, list.String())
 	l := &Loader{Lists: []string{path}}
 	running, err := l.Load()
 	if err != nil {
@@ -268,7 +297,7 @@ func TestLoaderTooManyServers(t *testing.T) {
 	for i := range MaxServers + 5 {
 		fmt.Fprintf(&list, "10.%d.%d.%d\n", i>>16, (i>>8)&255, i&255)
 	}
-	path := writeFile(t, t.TempDir(), "list.txt", list.String())
+	path := testutil.WriteFile(t, filepath.Join(t.TempDir(), "list.txt"), list.String())
 	_, err := (&Loader{Lists: []string{path}}).Load()
 	var ce *ConfigError
 	if !errors.As(err, &ce) || len(ce.Problems) != 1 ||
