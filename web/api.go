@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gsq-project/gsq/internal/duration"
 	"github.com/gsq-project/gsq/monitor"
 	"github.com/gsq-project/gsq/store"
 )
@@ -101,6 +101,10 @@ func (h *Handler) api(fn func(ctx context.Context, r *http.Request) (any, error)
 			writeError(w, ae.status, ae.code, ae.message)
 			return
 		}
+		if c, ok := v.(created); ok {
+			writeJSON(w, http.StatusCreated, c.v)
+			return
+		}
 		writeJSON(w, http.StatusOK, v)
 	})
 }
@@ -124,17 +128,27 @@ func (t jsonTime) MarshalJSON() ([]byte, error) {
 }
 
 // apiServers answers GET /api/v1/servers: {"time", "servers": [...]},
-// every server as appendServer writes it, without player lists.
-func (h *Handler) apiServers(_ context.Context, _ *http.Request) (any, error) {
+// every server as appendServer writes it, without player lists; with
+// ?label=KEY:VALUE (labels.go), the servers whose labels match.
+func (h *Handler) apiServers(_ context.Context, r *http.Request) (any, error) {
+	sel, err := parseSelector(r.URL.Query()["label"])
+	if err != nil {
+		return nil, err
+	}
 	states := sortedStates(h.live.Servers())
 	b := make([]byte, 0, 64+600*len(states))
 	b = append(b, `{"time":`...)
 	b = appendTime(b, time.Now())
 	b = append(b, `,"servers":[`...)
+	first := true
 	for i := range states {
-		if i > 0 {
+		if !sel.matches(states[i].Labels) {
+			continue
+		}
+		if !first {
 			b = append(b, ',')
 		}
+		first = false
 		b = appendServer(b, &states[i], false)
 	}
 	return rawJSON(append(b, "]}"...)), nil
@@ -240,8 +254,8 @@ func historyStep(s string, span time.Duration) (time.Duration, error) {
 	return step, nil
 }
 
-// parseDuration reads a Go duration ("90s", "5m"), days ("7d") or a
-// number of seconds.
+// parseDuration reads a duration in gsq's grammar ("90s", "5m", "7d";
+// package internal/duration), or a number of seconds.
 func parseDuration(s string) (time.Duration, error) {
 	if secs, err := strconv.ParseFloat(s, 64); err == nil {
 		if !(secs > 0) || secs > 1e9 {
@@ -249,9 +263,9 @@ func parseDuration(s string) (time.Duration, error) {
 		}
 		return time.Duration(secs * float64(time.Second)), nil
 	}
-	d, err := parseSpan(s)
+	d, err := duration.Parse(s)
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration such as 90s, 5m, 1h or 7d", s)
+		return 0, err
 	}
 	if d <= 0 {
 		return 0, fmt.Errorf("%q is not positive", s)
@@ -259,30 +273,18 @@ func parseDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// parseSpan reads a Go duration, or a number of days such as "7d".
-func parseSpan(s string) (time.Duration, error) {
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		n, err := strconv.ParseFloat(days, 64)
-		if err != nil || !(n >= 0) || n > 100000 {
-			return 0, fmt.Errorf("bad number of days %q", s)
-		}
-		return time.Duration(n * float64(24*time.Hour)), nil
-	}
-	return time.ParseDuration(s)
-}
-
 // timeRange parses from and to; to defaults to now and from to
 // to-span.
 func timeRange(fromS, toS string, now time.Time, span time.Duration) (from, to time.Time, err error) {
 	to = now
 	if toS != "" {
-		if to, err = parseTime(toS, now); err != nil {
+		if to, err = duration.ParseTime(toS, now); err != nil {
 			return from, to, badParam("to", "%v", err)
 		}
 	}
 	from = to.Add(-span)
 	if fromS != "" {
-		if from, err = parseTime(fromS, now); err != nil {
+		if from, err = duration.ParseTime(fromS, now); err != nil {
 			return from, to, badParam("from", "%v", err)
 		}
 	}
@@ -290,26 +292,6 @@ func timeRange(fromS, toS string, now time.Time, span time.Duration) (from, to t
 		return from, to, badParam("from", "must be before to")
 	}
 	return from, to, nil
-}
-
-// parseTime reads an RFC 3339 time, Unix seconds, "now", or a duration
-// before now such as "-24h" or "-7d".
-func parseTime(s string, now time.Time) (time.Time, error) {
-	if s == "now" {
-		return now, nil
-	}
-	if strings.HasPrefix(s, "-") {
-		if d, err := parseSpan(s[1:]); err == nil && d >= 0 {
-			return now.Add(-d), nil
-		}
-	}
-	if secs, err := strconv.ParseFloat(s, 64); err == nil && secs >= 0 && secs < 1e11 {
-		return time.Unix(0, int64(secs*1e9)), nil
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
-	}
-	return time.Time{}, fmt.Errorf("%q is not a time: want RFC 3339 (2026-11-24T21:00:00Z), Unix seconds, now, or -DURATION (-24h)", s)
 }
 
 // uptimeWindow is the uptime over one window.
@@ -340,7 +322,7 @@ func (h *Handler) apiUptime(ctx context.Context, r *http.Request) (any, error) {
 		dst  *uptimeWindow
 	}{{24 * time.Hour, &body.Day}, {7 * 24 * time.Hour, &body.Week}, {30 * 24 * time.Hour, &body.Month}} {
 		from := now.Add(-w.span)
-		frac, polls, err := h.store.Uptime(ctx, name, from, now)
+		frac, polls, err := h.store.Uptime(ctx, name, from, now) // without maintenance
 		if err != nil {
 			return nil, err
 		}
@@ -448,18 +430,16 @@ func (h *Handler) sessions(ctx context.Context, r *http.Request, server string) 
 	if err != nil {
 		return nil, err
 	}
-	out := make([]sessionJSON, len(list))
-	for i, s := range list {
-		end := now
-		if s.Left != nil {
-			end = *s.Left
-		}
-		out[i] = sessionJSON{
-			Server: s.Server, Player: s.Player, Joined: jsonTime(s.Joined), Online: s.Left == nil,
-			DurationSeconds: math.Max(0, end.Sub(s.Joined).Seconds()), LastScore: s.LastScore,
-		}
-		if s.Left != nil {
-			out[i].Left = jsonTime(*s.Left)
+	// A server whose player data is off shows none of what was kept
+	// before (api_players.go).
+	hidden := map[string]bool{}
+	for _, s := range h.hiddenServers() {
+		hidden[s] = true
+	}
+	out := make([]sessionJSON, 0, len(list))
+	for _, s := range list {
+		if !hidden[s.Server] {
+			out = append(out, sessionOf(s, now))
 		}
 	}
 	return sessionsBody{jsonTime(from), jsonTime(to), out}, nil

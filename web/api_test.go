@@ -2,32 +2,16 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gsq-project/gsq/internal/testutil"
 	"github.com/gsq-project/gsq/monitor"
 	"github.com/gsq-project/gsq/store"
 )
-
-// getJSON fetches url and decodes its JSON body into v, checking the
-// status.
-func getJSON(t *testing.T, url, token string, wantStatus int, v any) {
-	t.Helper()
-	status, hdr, body := get(t, url, token)
-	if status != wantStatus {
-		t.Fatalf("GET %s: %d, want %d: %s", url, status, wantStatus, body)
-	}
-	if ct := hdr.Get("Content-Type"); ct != "application/json; charset=utf-8" {
-		t.Fatalf("GET %s: Content-Type %q", url, ct)
-	}
-	if err := json.Unmarshal([]byte(body), v); err != nil {
-		t.Fatalf("GET %s: %v\n%s", url, err, body)
-	}
-}
 
 // apiFixture is a store with two hours of history for "alpha" at one
 // poll a minute: up with 0..9 players, except down from 50 to 41 minutes
@@ -39,18 +23,30 @@ func apiFixture(t *testing.T) (store.Store, *testLive, time.Time) {
 	if err := st.SyncServers(context.Background(), []store.Server{{Name: "alpha", Target: "127.0.0.1:27015", Protocol: "a2s"}, {Name: "retired", Target: "127.0.0.1:27016", Protocol: "a2s"}}); err != nil {
 		t.Fatal(err)
 	}
+	var online []string
 	for i := 120; i >= 1; i-- {
 		at := now.Add(-time.Duration(i) * time.Minute)
 		s := store.Sample{Server: "alpha", Time: at, Up: i < 41 || i > 50, Players: i % 10, MaxPlayers: 16, Map: "de_dust2"}
 		if i < 60 {
 			s.Map = "de_inferno"
 		}
+		var names []string
 		if s.Up {
 			s.PlayerList = []store.PlayerSeen{{Name: "Alice", Score: int64(i)}}
+			names = []string{"Alice"}
 			if i < 30 {
 				s.PlayerList = append(s.PlayerList, store.PlayerSeen{Name: "Bob", Score: 1})
+				names = append(names, "Bob")
 			}
 		}
+		joined, left := testutil.Diff(online, names)
+		for _, n := range left { // down: they left when last listed
+			s.Sessions = append(s.Sessions, store.SessionChange{Player: n, Left: true, Time: at.Add(-time.Minute)})
+		}
+		for _, n := range joined {
+			s.Sessions = append(s.Sessions, store.SessionChange{Player: n})
+		}
+		online = names
 		if err := st.Write(context.Background(), []store.Sample{s}); err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +64,7 @@ func TestAPIServers(t *testing.T) {
 		Time    string
 		Servers []map[string]any
 	}
-	getJSON(t, srv.URL+"/api/v1/servers", "", 200, &list)
+	testutil.GetJSON(t, srv.URL+"/api/v1/servers", "", 200, &list)
 	if len(list.Servers) != 2 || list.Servers[0]["name"] != "alpha" || list.Servers[1]["name"] != "beta" {
 		t.Fatalf("servers: %v", list.Servers)
 	}
@@ -93,7 +89,7 @@ func TestAPIServers(t *testing.T) {
 	s.Players = []monitor.Player{{Name: "Alice", Score: 5, Duration: time.Minute}}
 	live.set(s)
 	var one map[string]any
-	getJSON(t, srv.URL+"/api/v1/servers/alpha", "", 200, &one)
+	testutil.GetJSON(t, srv.URL+"/api/v1/servers/alpha", "", 200, &one)
 	players, _ := one["players"].([]any)
 	if len(players) != 1 || players[0].(map[string]any)["name"] != "Alice" || players[0].(map[string]any)["duration_seconds"] != 60.0 {
 		t.Errorf("alpha players: %v", one["players"])
@@ -110,7 +106,7 @@ func TestAPIHistory(t *testing.T) {
 		Points      []store.Point
 	}
 	from, to := now.Add(-120*time.Minute).Format(time.RFC3339), now.Format(time.RFC3339)
-	getJSON(t, srv.URL+"/api/v1/servers/alpha/history?from="+url.QueryEscape(from)+"&to="+url.QueryEscape(to)+"&step=10m", "", 200, &h)
+	testutil.GetJSON(t, srv.URL+"/api/v1/servers/alpha/history?from="+url.QueryEscape(from)+"&to="+url.QueryEscape(to)+"&step=10m", "", 200, &h)
 	if h.StepSeconds != 600 || len(h.Points) != 12 {
 		t.Fatalf("step %v, %d points; want 600 and 12", h.StepSeconds, len(h.Points))
 	}
@@ -128,12 +124,12 @@ func TestAPIHistory(t *testing.T) {
 	}
 
 	// An automatic step for 24 hours: 5 minutes.
-	getJSON(t, srv.URL+"/api/v1/servers/alpha/history?from=-24h", "", 200, &h)
+	testutil.GetJSON(t, srv.URL+"/api/v1/servers/alpha/history?from=-24h", "", 200, &h)
 	if h.StepSeconds != 300 {
 		t.Errorf("automatic step over 24 h: %v s", h.StepSeconds)
 	}
 	// A server no longer monitored but with history in the store.
-	getJSON(t, srv.URL+"/api/v1/servers/retired/history", "", 200, &h)
+	testutil.GetJSON(t, srv.URL+"/api/v1/servers/retired/history", "", 200, &h)
 }
 
 func TestAPIUptimeRecordsMapsSessions(t *testing.T) {
@@ -148,7 +144,7 @@ func TestAPIUptimeRecordsMapsSessions(t *testing.T) {
 		} `json:"24h"`
 		Month struct{ Polls int } `json:"30d"`
 	}
-	getJSON(t, srv.URL+"/api/v1/servers/alpha/uptime", "", 200, &up)
+	testutil.GetJSON(t, srv.URL+"/api/v1/servers/alpha/uptime", "", 200, &up)
 	if up.Day.Polls != 120 || up.Day.Uptime == nil || *up.Day.Uptime != 110.0/120 || up.Month.Polls != 120 {
 		t.Errorf("uptime: %+v", up)
 	}
@@ -157,13 +153,13 @@ func TestAPIUptimeRecordsMapsSessions(t *testing.T) {
 		AllTime int    `json:"all_time"`
 		At      string `json:"all_time_at"`
 	}
-	getJSON(t, srv.URL+"/api/v1/servers/alpha/records", "", 200, &rec)
+	testutil.GetJSON(t, srv.URL+"/api/v1/servers/alpha/records", "", 200, &rec)
 	if rec.AllTime != 9 || rec.At == "" {
 		t.Errorf("records: %+v", rec)
 	}
 
 	var maps struct{ Maps []store.MapChange }
-	getJSON(t, srv.URL+"/api/v1/servers/alpha/maps", "", 200, &maps)
+	testutil.GetJSON(t, srv.URL+"/api/v1/servers/alpha/maps", "", 200, &maps)
 	if len(maps.Maps) != 2 || maps.Maps[0].Map != "de_dust2" || maps.Maps[1].Map != "de_inferno" {
 		t.Errorf("maps: %+v", maps.Maps)
 	}
@@ -176,9 +172,9 @@ func TestAPIUptimeRecordsMapsSessions(t *testing.T) {
 			DurationSeconds float64 `json:"duration_seconds"`
 		}
 	}
-	getJSON(t, srv.URL+"/api/v1/servers/alpha/sessions", "", 200, &sess)
-	// Newest first: Bob; Alice again after the outage (unseen for 10
-	// minutes, longer than the store's session gap); Alice before it.
+	testutil.GetJSON(t, srv.URL+"/api/v1/servers/alpha/sessions", "", 200, &sess)
+	// Newest first: Bob; Alice again after the outage (her session ended
+	// when the server went down); Alice before it.
 	if len(sess.Sessions) != 3 || sess.Sessions[1].Player != "Alice" || !sess.Sessions[1].Online ||
 		sess.Sessions[2].Player != "Alice" || sess.Sessions[2].Online || sess.Sessions[2].Left == nil {
 		t.Fatalf("sessions: %+v", sess.Sessions)
@@ -186,11 +182,11 @@ func TestAPIUptimeRecordsMapsSessions(t *testing.T) {
 	if s := sess.Sessions[0]; s.Player != "Bob" || !s.Online || s.Left != nil || s.DurationSeconds <= 0 {
 		t.Errorf("newest session: %+v", s)
 	}
-	getJSON(t, srv.URL+"/api/v1/sessions?player=Bob", "", 200, &sess)
+	testutil.GetJSON(t, srv.URL+"/api/v1/sessions?player=Bob", "", 200, &sess)
 	if len(sess.Sessions) != 1 || sess.Sessions[0].Player != "Bob" {
 		t.Errorf("Bob's sessions: %+v", sess.Sessions)
 	}
-	getJSON(t, srv.URL+"/api/v1/servers/alpha/sessions?limit=1", "", 200, &sess)
+	testutil.GetJSON(t, srv.URL+"/api/v1/servers/alpha/sessions?limit=1", "", 200, &sess)
 	if len(sess.Sessions) != 1 {
 		t.Errorf("limit=1: %d sessions", len(sess.Sessions))
 	}
@@ -219,13 +215,13 @@ func TestAPIErrors(t *testing.T) {
 		{"/api/v1/nothing", 404, "not_found"},
 	} {
 		var e errorBody
-		getJSON(t, srv.URL+c.path, "", c.status, &e)
+		testutil.GetJSON(t, srv.URL+c.path, "", c.status, &e)
 		if e.Error.Status != c.status || e.Error.Code != c.code || e.Error.Message == "" {
 			t.Errorf("%s: %+v", c.path, e)
 		}
 	}
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/v1/servers", strings.NewReader("{}"))
-	if status, _, body := do(t, req); status != http.StatusMethodNotAllowed {
+	if status, _, body := testutil.Do(t, req); status != http.StatusMethodNotAllowed {
 		t.Errorf("POST /api/v1/servers: %d %s", status, body)
 	}
 
@@ -233,30 +229,41 @@ func TestAPIErrors(t *testing.T) {
 	// message that does not leak its error.
 	st.Close()
 	var e errorBody
-	getJSON(t, srv.URL+"/api/v1/servers/alpha/records", "", 500, &e)
+	testutil.GetJSON(t, srv.URL+"/api/v1/servers/alpha/records", "", 500, &e)
 	if e.Error.Code != "internal" || strings.Contains(e.Error.Message, "monitor.db") || strings.Contains(e.Error.Message, "closed") {
 		t.Errorf("store failure: %+v", e)
 	}
 }
 
-func TestParseTime(t *testing.T) {
+// TestAPITimeOverflow asks for times beyond what the API can count (issue
+// 19, attacker row 5): ?from=9300000000 wrapped to the year 1677 and was
+// answered 200. Each is a 400 that names the parameter.
+func TestAPITimeOverflow(t *testing.T) {
 	t.Parallel()
-	now := time.Date(2026, 11, 24, 21, 0, 0, 0, time.UTC)
-	for in, want := range map[string]time.Time{
-		"now":                  now,
-		"-24h":                 now.Add(-24 * time.Hour),
-		"-7d":                  now.Add(-7 * 24 * time.Hour),
-		"1700000000":           time.Unix(1700000000, 0),
-		"2026-11-24T20:00:00Z": now.Add(-time.Hour),
+	st, live, _ := apiFixture(t)
+	srv, _ := newTestServer(t, st, live, Options{})
+	for _, q := range []string{
+		"/api/v1/servers/alpha/history?from=9300000000",
+		"/api/v1/servers/alpha/history?from=0&to=9300000000",
+		"/api/v1/servers/alpha/history?from=1e19",
+		"/api/v1/servers/alpha/maps?to=9999-12-31T00:00:00Z",
+		"/api/v1/servers/alpha/sessions?from=1000-01-01T00:00:00Z",
+		"/api/v1/sessions?from=9300000000",
 	} {
-		got, err := parseTime(in, now)
-		if err != nil || !got.Equal(want) {
-			t.Errorf("parseTime(%q) = %v, %v; want %v", in, got, err, want)
+		var e errorBody
+		testutil.GetJSON(t, srv.URL+q, "", 400, &e)
+		param, _, _ := strings.Cut(q[strings.Index(q, "?")+1:], "=")
+		if strings.Contains(q, "&to=") {
+			param = "to"
+		}
+		if e.Error.Code != "bad_parameter" || !strings.HasPrefix(e.Error.Message, param+": ") || !strings.Contains(e.Error.Message, "out of range") {
+			t.Errorf("GET %s: %+v", q, e.Error)
 		}
 	}
-	for _, bad := range []string{"", "yesterday", "-x", "1e300", "-5", "-1e9d", "-NaNd"} {
-		if _, err := parseTime(bad, now); err == nil {
-			t.Errorf("parseTime(%q): no error", bad)
-		}
+	// The largest Unix second that nanoseconds hold is still a time.
+	var h struct{ To string }
+	testutil.GetJSON(t, srv.URL+"/api/v1/servers/alpha/history?from=0&to=9223372035", "", 200, &h)
+	if h.To != "2262-04-11T23:47:15.000Z" {
+		t.Errorf("to=9223372035 answered to %q", h.To)
 	}
 }

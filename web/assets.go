@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"html/template"
 	"io/fs"
+	"math"
 	"mime"
 	"net/http"
 	"path"
@@ -105,12 +106,14 @@ var loginTemplate = template.Must(template.New("login").Parse(`<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="dark light">
 <title>Sign in · gsq monitor</title>
+<link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/app.css">
 </head><body class="login-body">
 <form class="card login" method="post" action="/login">
 <h1 class="brand">gsq <span>monitor</span></h1>
 <p>This monitor needs its access token.</p>
-{{if .Failed}}<p class="login-error" role="alert">That token is not right.</p>{{end}}
+{{if eq .State 1}}<p class="login-error" role="alert">That token is not right.</p>{{end}}
+{{if eq .State 2}}<p class="login-error" role="alert">Too many wrong tokens from your address: try again in {{.Minutes}} minutes.</p>{{end}}
 <label for="token">Token</label>
 <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
 <button type="submit">Sign in</button>
@@ -118,11 +121,18 @@ var loginTemplate = template.Must(template.New("login").Parse(`<!doctype html>
 </body></html>
 `))
 
-func renderLogin(w http.ResponseWriter, status int, failed bool) {
+// What the sign-in page says above the form.
+const (
+	loginFresh     = iota // nothing
+	loginFailed           // the token was wrong
+	loginLockedOut        // too many wrong tokens
+)
+
+func (h *Handler) renderLogin(w http.ResponseWriter, status, state int) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	loginTemplate.Execute(w, struct{ Failed bool }{failed})
+	loginTemplate.Execute(w, struct{ State, Minutes int }{state, int(math.Ceil(h.opts.LockoutDuration.Minutes()))})
 }
 
 func (h *Handler) loginPage(w http.ResponseWriter, r *http.Request) {
@@ -130,7 +140,7 @@ func (h *Handler) loginPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
 	}
-	renderLogin(w, http.StatusOK, false)
+	h.renderLogin(w, http.StatusOK, loginFresh)
 }
 
 // maxLoginForm bounds the sign-in form's body.
@@ -144,10 +154,20 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
 	}
+	if h.logins.blocked(r) {
+		h.log.Printf("auth", "web: sign-in from %s refused: locked out after %d wrong tokens (gsq_login_refused_total)", r.RemoteAddr, h.opts.MaxFailedLogins)
+		w.Header().Set("Retry-After", h.logins.retryAfter())
+		h.renderLogin(w, http.StatusTooManyRequests, loginLockedOut)
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxLoginForm)
 	if err := r.ParseForm(); err != nil || !equal(r.PostFormValue("token"), h.opts.Token) {
 		h.log.Printf("auth", "web: failed sign-in from %s", r.RemoteAddr)
-		renderLogin(w, http.StatusUnauthorized, true)
+		if h.logins.fail(r) {
+			h.renderLogin(w, http.StatusUnauthorized, loginLockedOut)
+			return
+		}
+		h.renderLogin(w, http.StatusUnauthorized, loginFailed)
 		return
 	}
 	http.SetCookie(w, &http.Cookie{

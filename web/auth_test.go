@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gsq-project/gsq/internal/testutil"
 )
 
 const testToken = "s3cret-token-with-enough-entropy"
@@ -26,7 +28,7 @@ func TestTokenGuards(t *testing.T) {
 	}
 	for _, p := range guarded {
 		for _, tok := range []string{"", "wrong", testToken + "x"} {
-			status, hdr, _ := get(t, srv.URL+p, tok)
+			status, hdr, _ := testutil.Get(t, srv.URL+p, tok)
 			if status != http.StatusUnauthorized || hdr.Get("WWW-Authenticate") == "" {
 				t.Errorf("%s with token %q: %d, want 401 with WWW-Authenticate", p, tok, status)
 			}
@@ -35,36 +37,36 @@ func TestTokenGuards(t *testing.T) {
 	// The API's 401 is JSON like its other errors; the page's is the
 	// sign-in form.
 	var e errorBody
-	getJSON(t, srv.URL+"/api/v1/servers", "", 401, &e)
+	testutil.GetJSON(t, srv.URL+"/api/v1/servers", "", 401, &e)
 	if e.Error.Code != "unauthorized" {
 		t.Errorf("%+v", e)
 	}
-	if _, _, body := get(t, srv.URL+"/", ""); !strings.Contains(body, `<form class="card login" method="post" action="/login">`) {
+	if _, _, body := testutil.Get(t, srv.URL+"/", ""); !strings.Contains(body, `<form class="card login" method="post" action="/login">`) {
 		t.Errorf("the page without a token is not the sign-in form:\n%s", body)
 	}
 
 	for _, p := range []string{"/metrics", "/api/v1/servers", "/api/v1/servers/alpha/uptime", "/", "/s/alpha"} {
-		if status, _, body := get(t, srv.URL+p, testToken); status != http.StatusOK {
+		if status, _, body := testutil.Get(t, srv.URL+p, testToken); status != http.StatusOK {
 			t.Errorf("%s with the token: %d %s", p, status, body)
 		}
 	}
 	// A lower-case scheme is still a bearer token (RFC 7235: case-insensitive).
 	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/v1/servers", nil)
 	req.Header.Set("Authorization", "bearer "+testToken)
-	if status, _, _ := do(t, req); status != http.StatusOK {
+	if status, _, _ := testutil.Do(t, req); status != http.StatusOK {
 		t.Errorf("lower-case bearer: %d", status)
 	}
 	// Open without the token: badges, assets, the sign-in page.
 	for _, p := range []string{"/badge/alpha.svg", "/assets/app.css", "/assets/app.js", "/login"} {
-		if status, _, _ := get(t, srv.URL+p, ""); status != http.StatusOK {
+		if status, _, _ := testutil.Get(t, srv.URL+p, ""); status != http.StatusOK {
 			t.Errorf("%s without a token: %d, want 200", p, status)
 		}
 	}
 	srv2, _ := newTestServer(t, st, live, Options{Token: testToken, GuardBadges: true})
-	if status, _, _ := get(t, srv2.URL+"/badge/alpha.svg", ""); status != http.StatusUnauthorized {
+	if status, _, _ := testutil.Get(t, srv2.URL+"/badge/alpha.svg", ""); status != http.StatusUnauthorized {
 		t.Errorf("guarded badge without a token: %d", status)
 	}
-	if status, hdr, _ := get(t, srv2.URL+"/badge/alpha.svg", testToken); status != http.StatusOK || !strings.HasPrefix(hdr.Get("Cache-Control"), "private") {
+	if status, hdr, _ := testutil.Get(t, srv2.URL+"/badge/alpha.svg", testToken); status != http.StatusOK || !strings.HasPrefix(hdr.Get("Cache-Control"), "private") {
 		t.Errorf("guarded badge with the token: %d, Cache-Control %q", status, hdr.Get("Cache-Control"))
 	}
 }
@@ -129,7 +131,7 @@ func TestSecurityHeaders(t *testing.T) {
 	st, live, _ := apiFixture(t)
 	srv, _ := newTestServer(t, st, live, Options{})
 	for _, p := range []string{"/", "/s/alpha", "/api/v1/servers", "/assets/app.js", "/metrics"} {
-		_, hdr, _ := get(t, srv.URL+p, "")
+		_, hdr, _ := testutil.Get(t, srv.URL+p, "")
 		csp := hdr.Get("Content-Security-Policy")
 		if !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") && !strings.Contains(csp, "style-src 'unsafe-inline'") {
 			t.Errorf("%s: CSP %q", p, csp)
@@ -139,7 +141,7 @@ func TestSecurityHeaders(t *testing.T) {
 		}
 	}
 	// The page has no inline script and loads nothing from elsewhere.
-	_, _, page := get(t, srv.URL+"/", "")
+	_, _, page := testutil.Get(t, srv.URL+"/", "")
 	for _, bad := range []string{"<script>", "http://", "https://", "style="} {
 		if strings.Contains(page, bad) {
 			t.Errorf("the page contains %q", bad)
@@ -148,7 +150,7 @@ func TestSecurityHeaders(t *testing.T) {
 	if m := regexp.MustCompile(`\son[a-z]+=`).FindString(page); m != "" {
 		t.Errorf("the page has an inline handler: %q", m)
 	}
-	if _, hdr, _ := get(t, srv.URL+"/assets/vendor/uplot/uPlot.iife.min.js", ""); hdr.Get("ETag") == "" || !strings.HasPrefix(hdr.Get("Content-Type"), "text/javascript") {
+	if _, hdr, _ := testutil.Get(t, srv.URL+"/assets/vendor/uplot/uPlot.iife.min.js", ""); hdr.Get("ETag") == "" || !strings.HasPrefix(hdr.Get("Content-Type"), "text/javascript") {
 		t.Errorf("uPlot: %v", hdr)
 	}
 }
@@ -169,7 +171,7 @@ func TestBadge(t *testing.T) {
 		{"/badge/nobody.svg", "unknown server", 404},
 		{"/badge/alpha.svg?label=" + url.QueryEscape(`<script>alert("x")</script>&`), "12/32", 200},
 	} {
-		status, hdr, body := get(t, srv.URL+c.path, "")
+		status, hdr, body := testutil.Get(t, srv.URL+c.path, "")
 		if status != c.status || hdr.Get("Content-Type") != "image/svg+xml; charset=utf-8" {
 			t.Errorf("%s: %d %s", c.path, status, hdr.Get("Content-Type"))
 		}
@@ -200,7 +202,7 @@ func TestBadge(t *testing.T) {
 			t.Errorf("%s: text %q lacks %q", c.path, text.String(), c.want)
 		}
 	}
-	if status, _, _ := get(t, srv.URL+"/badge/alpha.png", ""); status != 404 {
+	if status, _, _ := testutil.Get(t, srv.URL+"/badge/alpha.png", ""); status != 404 {
 		t.Errorf("/badge/alpha.png: %d", status)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -42,18 +43,23 @@ func (h *Handler) badge(w http.ResponseWriter, r *http.Request) {
 	} else {
 		status = http.StatusNotFound
 	}
-	hd := w.Header()
+	h.svgHeaders(w.Header(), 30)
+	w.WriteHeader(status)
+	w.Write(renderBadge(label, value, color))
+}
+
+// svgHeaders are the headers of a badge or banner: an image any site
+// may embed, cached maxAge seconds (privately when the token guards it).
+func (h *Handler) svgHeaders(hd http.Header, maxAge int) {
 	hd.Set("Content-Type", "image/svg+xml; charset=utf-8")
 	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 	hd.Set("Cross-Origin-Resource-Policy", "cross-origin")
 	hd.Del("X-Frame-Options")
+	scope := "public"
 	if h.opts.GuardBadges && h.opts.Token != "" {
-		hd.Set("Cache-Control", "private, max-age=30")
-	} else {
-		hd.Set("Cache-Control", "public, max-age=30")
+		scope = "private"
 	}
-	w.WriteHeader(status)
-	w.Write(renderBadge(label, value, color))
+	hd.Set("Cache-Control", scope+", max-age="+strconv.Itoa(maxAge))
 }
 
 // badgeValue is the right half of a server's badge, and its colour.
@@ -72,6 +78,8 @@ func badgeValue(s *monitor.ServerState) (string, string) {
 			color = badgeYellow
 		}
 		return fmt.Sprintf("%d/%d", *p, *m), color
+	case p != nil && *p == 1:
+		return "1 player", badgeGreen
 	case p != nil:
 		return fmt.Sprintf("%d players", *p), badgeGreen
 	}

@@ -13,10 +13,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gsq-project/gsq/internal/peertest"
+	"github.com/gsq-project/gsq/internal/testutil"
 	"github.com/gsq-project/gsq/monitor"
 	"github.com/gsq-project/gsq/result"
 	"github.com/gsq-project/gsq/store"
@@ -26,6 +28,11 @@ import (
 const (
 	hostileName  = `hostile<img src=x onerror=alert(1)>`
 	hostileTitle = `<script>window.__xss=1</script><img src=x onerror="window.__xss=2">`
+	// listAddress names a server the way gsq monitor -f does: by its
+	// address, which the page must show once (issue 19).
+	listAddress = "127.0.0.4:27015"
+	// hostileLabel is the hostile server's owner label: a column's text.
+	hostileLabel = `<img src=x onerror="window.__xss=3">ops`
 )
 
 // TestBrowser runs web/browsertest/check.mjs in headless Chromium against
@@ -72,7 +79,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := peertest.Playwright(t, 4*time.Minute, filepath.Join("browsertest", "check.mjs"), []string{srv.URL, shots},
-		"HOSTILE_NAME="+hostileName, "HOSTILE_TITLE="+hostileTitle)
+		"HOSTILE_NAME="+hostileName, "HOSTILE_TITLE="+hostileTitle, "HOSTILE_LABEL="+hostileLabel, "LIST_ADDRESS="+listAddress)
 	var res struct {
 		Names          []string
 		CountText      string   `json:"count_text"`
@@ -103,6 +110,29 @@ func TestBrowser(t *testing.T) {
 	}
 	t.Logf("%d servers, %d row elements; chart %d points; first by players %v; timings (ms) %v; screenshots in %s",
 		n, res.RowsInDOM, res.ChartPoints, res.FirstByPlayers, res.Timings, shots)
+}
+
+// windowServer serves the handler on loopback (closed at the test's end)
+// with a maintenance window in the config, cfg, and another posted to
+// the API as JSON, spec: the two ways a monitor has them.
+func windowServer(t *testing.T, st store.Store, live *testLive, cfg monitor.Window, spec string) *httptest.Server {
+	t.Helper()
+	if err := cfg.Check(); err != nil {
+		t.Fatal(err)
+	}
+	mt := &monitor.Maintenance{}
+	mt.SetConfig([]monitor.Window{cfg})
+	srv := httptest.NewServer(New(st, live, Options{TimeZone: time.UTC, Maintenance: mt}))
+	t.Cleanup(srv.Close)
+	resp, err := http.Post(srv.URL+"/api/v1/maintenance", "application/json", strings.NewReader(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("posting the window %s: %s", spec, resp.Status)
+	}
+	return srv
 }
 
 // groupThousands writes n as the page does in an English locale.
@@ -142,6 +172,8 @@ func browserFixture(t *testing.T, n int, now time.Time) (*testLive, store.Store)
 			name = "charlie"
 		case 3:
 			name = hostileName
+		case 4:
+			name = listAddress
 		default:
 			name = fmt.Sprintf("srv-%05d", i)
 		}
@@ -152,11 +184,32 @@ func browserFixture(t *testing.T, n int, now time.Time) (*testLive, store.Store)
 		s.Target = fmt.Sprintf("127.0.%d.%d:%d", i/250%250, i%250+1, 27015+i%10)
 		s.Ping = time.Duration(8+i*37%140) * time.Millisecond
 		s.Uptime24h = ptr(1 - float64(i*7%23)/300)
+		// Labels as a config gives them: a region on every server, a
+		// game on most, an owner on a third, a tier on a seventh, a rack
+		// on one in 50: five keys, more than the columns at 1366 px.
+		s.Labels = map[string]string{"region": strings.ToLower(regions[i%len(regions)])}
+		if i%5 != 4 {
+			s.Labels["game"] = strings.ToLower(g.prefix)
+		}
+		if i%3 == 0 {
+			s.Labels["owner"] = []string{"ana", "ben", "clan-wolf"}[i/3%3]
+		}
+		if i%7 == 0 {
+			s.Labels["tier"] = []string{"gold", "silver"}[i/7%2]
+		}
+		if i%50 == 0 {
+			s.Labels["rack"] = fmt.Sprintf("r%d", i/50)
+		}
 		switch {
 		case i == 3:
 			s.Summary.Name = ptr(hostileTitle)
+			s.Labels["owner"] = hostileLabel
+		case i == 4: // listed with -f: named by its address, announcing no name
+			s.Target, s.Summary.Name = listAddress, nil
 		case i%29 == 7:
+			labels := s.Labels
 			s = downState(name)
+			s.Labels = labels
 			s.Target = fmt.Sprintf("127.0.%d.%d:27015", i/250%250, i%250+1)
 			s.Summary.Name = ptr(fmt.Sprintf("%s #%d | %s", regions[i%len(regions)], i+1, g.prefix))
 			s.Uptime24h = ptr(0.8)
@@ -180,6 +233,7 @@ func browserFixture(t *testing.T, n int, now time.Time) (*testLive, store.Store)
 		s, _ := live.Server(name)
 		slots := *s.Summary.MaxPlayers
 		var samples []store.Sample
+		var listed []string // the players of the last list
 		for t := now.Add(-30 * 24 * time.Hour); t.Before(now); t = t.Add(5 * time.Minute) {
 			age := now.Sub(t)
 			hour := float64(t.Hour()) + float64(t.Minute())/60
@@ -192,13 +246,23 @@ func browserFixture(t *testing.T, n int, now time.Time) (*testLive, store.Store)
 				mapName = []string{"de_dust2", "de_mirage", "de_inferno"}[int(age/(6*time.Hour))%3]
 			}
 			sample := store.Sample{Server: name, Time: t, Up: up, Players: players, MaxPlayers: slots, Map: mapName}
+			var names []string
 			if up && age < 8*time.Hour {
 				k := min(len(pool), players/2+1)
 				shift := int(age / (40 * time.Minute))
 				for j := range k {
-					sample.PlayerList = append(sample.PlayerList, store.PlayerSeen{Name: pool[(j+shift)%len(pool)], Score: int64((j * 7) % 31)})
+					names = append(names, pool[(j+shift)%len(pool)])
+					sample.PlayerList = append(sample.PlayerList, store.PlayerSeen{Name: names[j], Score: int64((j * 7) % 31)})
 				}
 			}
+			joined, left := testutil.Diff(listed, names)
+			for _, n := range left {
+				sample.Sessions = append(sample.Sessions, store.SessionChange{Player: n, Left: true})
+			}
+			for _, n := range joined {
+				sample.Sessions = append(sample.Sessions, store.SessionChange{Player: n})
+			}
+			listed = names
 			samples = append(samples, sample)
 		}
 		if err := st.Write(context.Background(), samples); err != nil {

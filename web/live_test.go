@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -27,6 +26,8 @@ type testLive struct {
 	probeFn    func(ctx context.Context, target, protocol string) (monitor.ServerState, error)
 	probes     atomic.Int64
 	reads      atomic.Int64
+	cut        atomic.Uint64          // SubscribersDropped's answer
+	alerts     []monitor.WebhookStats // AlertStats's answer
 }
 
 type testSub struct {
@@ -84,8 +85,10 @@ func (l *testLive) Subscribe(ctx context.Context) <-chan monitor.Event {
 		delete(l.subs, sub)
 		l.mu.Unlock()
 		sub.mu.Lock()
-		sub.closed = true
-		close(sub.ch)
+		if !sub.closed {
+			sub.closed = true
+			close(sub.ch)
+		}
 		sub.mu.Unlock()
 	}()
 	l.subscribed <- struct{}{}
@@ -111,6 +114,32 @@ func (l *testLive) publish(ev monitor.Event) {
 		}
 		s.mu.Unlock()
 	}
+}
+
+func (l *testLive) SubscribersDropped() uint64 { return l.cut.Load() }
+
+// cutAll closes every subscription early, as the monitor cuts off a
+// subscriber that fell behind.
+func (l *testLive) cutAll() {
+	l.mu.Lock()
+	subs := l.subs
+	l.subs = map[*testSub]struct{}{}
+	l.mu.Unlock()
+	for s := range subs {
+		s.mu.Lock()
+		if !s.closed {
+			s.closed = true
+			close(s.ch)
+			l.cut.Add(1)
+		}
+		s.mu.Unlock()
+	}
+}
+
+func (l *testLive) AlertStats() []monitor.WebhookStats {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.alerts)
 }
 
 func (l *testLive) Probe(ctx context.Context, target, protocol string) (monitor.ServerState, error) {
@@ -161,34 +190,4 @@ func newTestServer(t *testing.T, st store.Store, live Live, opts Options) (*http
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv, h
-}
-
-// get fetches url with an optional bearer token and returns the status,
-// the headers and the body.
-func get(t *testing.T, url, token string) (int, http.Header, string) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	return do(t, req)
-}
-
-func do(t *testing.T, req *http.Request) (int, http.Header, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(req.Context(), 30*time.Second)
-	defer cancel()
-	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, string(body)
 }

@@ -1,22 +1,29 @@
 package web
 
 import (
+	"context"
+	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/gsq-project/gsq/internal/testutil"
 	"github.com/gsq-project/gsq/monitor"
+	"github.com/gsq-project/gsq/result"
+	"github.com/gsq-project/gsq/store"
 )
 
 // scrape fetches and parses an exposition in the text format.
 func scrape(t *testing.T, url, token string) map[string]*dto.MetricFamily {
 	t.Helper()
-	status, hdr, body := get(t, url, token)
+	status, hdr, body := testutil.Get(t, url, token)
 	if status != http.StatusOK {
 		t.Fatalf("GET %s: %d %s", url, status, body)
 	}
@@ -195,6 +202,56 @@ func TestMetricsPlayers(t *testing.T) {
 	}
 }
 
+// TestMetricsMonitorCounters: what the monitor lost is on /metrics: each
+// webhook's alerts by outcome, the subscribers it cut off, the live
+// streams the handler dropped.
+func TestMetricsMonitorCounters(t *testing.T) {
+	t.Parallel()
+	live := newTestLive(upState("alpha", 1, 2, "m"))
+	live.alerts = []monitor.WebhookStats{{Webhook: "ops", Raised: 11, Sent: 3, Failed: 1, Dropped: 2, Kept: 3, Silenced: 1, Queued: 1, Messages: 2, Throttled: 4}}
+	live.cut.Store(2)
+	srv, h := newTestServer(t, newTestStore(t), live, Options{})
+	h.hub.dropped.Store(5)
+	fams := scrape(t, srv.URL+"/metrics", "")
+	for result, want := range map[string]float64{"sent": 3, "failed": 1, "dropped": 2, "kept": 3, "silenced": 1} {
+		mustSample(t, fams, "gsq_alerts_total", map[string]string{"webhook": "ops", "result": result}, want)
+	}
+	mustSample(t, fams, "gsq_alert_messages_total", map[string]string{"webhook": "ops"}, 2)
+	mustSample(t, fams, "gsq_alert_throttled_total", map[string]string{"webhook": "ops"}, 4)
+	mustSample(t, fams, "gsq_alerts_queued", map[string]string{"webhook": "ops"}, 1)
+	mustSample(t, fams, "gsq_event_subscribers_dropped_total", nil, 2)
+	mustSample(t, fams, "gsq_live_streams_dropped_total", nil, 5)
+}
+
+// TestMetricsStoreRefusals: what the store refused of a server over its
+// hourly budget (a hostile server's new names, maps and sessions) is
+// counted on /metrics.
+func TestMetricsStoreRefusals(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "monitor.db"), store.WithBudget(store.Budget{Sessions: 1, NameBytes: -1, Changes: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.SyncServers(ctx, []store.Server{{Name: "alpha", Target: "127.0.0.1:1", Protocol: "a2s"}}); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, m := range []string{"m1", "m2", "m3"} {
+		smp := store.Sample{Server: "alpha", Time: at.Add(time.Duration(i) * time.Minute), Up: true, Map: m, Players: 1, MaxPlayers: 8, Bots: -1,
+			Sessions: []store.SessionChange{{Player: fmt.Sprint("p", i)}}}
+		if err := st.Write(ctx, []store.Sample{smp}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv, _ := newTestServer(t, st, newTestLive(upState("alpha", 1, 2, "m")), Options{})
+	fams := scrape(t, srv.URL+"/metrics", "")
+	mustSample(t, fams, "gsq_store_refused_total", map[string]string{"server": "alpha", "kind": "sessions"}, 2)
+	mustSample(t, fams, "gsq_store_refused_total", map[string]string{"server": "alpha", "kind": "changes"}, 2)
+	mustSample(t, fams, "gsq_store_refused_total", map[string]string{"server": "alpha", "kind": "names"}, 0)
+}
+
 func TestMetricsReadsCachedState(t *testing.T) {
 	t.Parallel()
 	live := newTestLive(upState("alpha", 1, 2, "m"))
@@ -207,5 +264,36 @@ func TestMetricsReadsCachedState(t *testing.T) {
 	}
 	if got := live.probes.Load(); got != 0 {
 		t.Errorf("3 scrapes probed %d times", got)
+	}
+}
+
+// TestMetricsControlCharactersInLabels: a game server's name, map and
+// player names with raw control characters (an escape sequence, a
+// carriage return, a tab, DEL, C1) reach /metrics as U+FFFD (issue 19,
+// attacker row 9), in the text and the OpenMetrics formats alike.
+func TestMetricsControlCharactersInLabels(t *testing.T) {
+	t.Parallel()
+	s := upState("ctl", 1, 8, "de_\x1b[2Jdust\r")
+	s.Summary.Name = ptr("evil\tname\x7f\u0085\u009b31m\nsecond line")
+	s.Players = []result.Player{{Name: "bob\x1b]0;pwned\x07", Duration: time.Minute}}
+	srv, _ := newTestServer(t, newTestStore(t), newTestLive(s), Options{PlayerMetrics: true})
+	for _, accept := range []string{"text/plain", "application/openmetrics-text; version=1.0.0"} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/metrics", nil)
+		req.Header.Set("Accept", accept)
+		status, _, body := testutil.Do(t, req)
+		if status != 200 {
+			t.Fatalf("%s: %d", accept, status)
+		}
+		for i, r := range body {
+			if r != '\n' && unicode.IsControl(r) {
+				t.Errorf("%s: control character %U at byte %d: %q", accept, r, i, body[max(0, i-40):min(len(body), i+40)])
+				break
+			}
+		}
+	}
+	fams := scrape(t, srv.URL+"/metrics", "")
+	mustSample(t, fams, "gameserver_info", map[string]string{"server": "ctl", "map": "de_\uFFFD[2Jdust\uFFFD", "name": "evil\uFFFDname\uFFFD\uFFFD\uFFFD31m\uFFFDsecond line"}, 1)
+	if _, ok := sample(fams, "gameserver_player_connected_seconds", map[string]string{"server": "ctl", "player": "bob\uFFFD]0;pwned\uFFFD"}); !ok {
+		t.Errorf("no player series with the name made safe: %v", fams["gameserver_player_connected_seconds"])
 	}
 }

@@ -3,16 +3,16 @@ package web
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	dto "github.com/prometheus/client_model/go"
 
+	"github.com/gsq-project/gsq/internal/hostport"
 	"github.com/gsq-project/gsq/monitor"
+	"github.com/gsq-project/gsq/protocol"
 )
 
 // probeMargin is what /probe keeps of the scrape's timeout for itself, so
@@ -23,8 +23,9 @@ const probeMargin = 500 * time.Millisecond
 // maxProbeTimeout caps the timeout a scrape header can ask for.
 const maxProbeTimeout = 2 * time.Minute
 
-// probe serves /probe?target=HOST:PORT&protocol=a2s|ogp the way Prometheus'
-// blackbox_exporter does: it queries the target once, now, and answers 200
+// probe serves /probe?target=HOST:PORT&protocol=NAME (a protocol of the
+// registry in package protocol; its default when absent) the way
+// Prometheus' blackbox_exporter does: it queries the target once, now, and answers 200
 // with probe_success 0 or 1, probe_duration_seconds and the target's
 // gameserver_ gauges, from a registry made for this request only.
 func (h *Handler) probe(w http.ResponseWriter, r *http.Request) {
@@ -34,13 +35,14 @@ func (h *Handler) probe(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "probe: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	protocol := q.Get("protocol")
-	if protocol == "" {
-		protocol = "a2s"
-	}
-	if protocol != "a2s" && protocol != "ogp" {
-		http.Error(w, fmt.Sprintf("probe: unknown protocol %q (want a2s or ogp)", protocol), http.StatusBadRequest)
-		return
+	proto := protocol.Default
+	if name := q.Get("protocol"); name != "" {
+		p, err := protocol.Lookup(name)
+		if err != nil {
+			http.Error(w, "probe: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		proto = p
 	}
 	timeout, err := probeTimeout(r.Header.Get("X-Prometheus-Scrape-Timeout-Seconds"), h.opts.ProbeTimeout)
 	if err != nil {
@@ -67,7 +69,7 @@ func (h *Handler) probe(w http.ResponseWriter, r *http.Request) {
 		// The slot is freed when the probe ends, not when the request does,
 		// so that probes which ignore their deadline cannot pile up.
 		defer func() { <-h.probes }()
-		s, err := h.live.Probe(ctx, target, protocol)
+		s, err := h.live.Probe(ctx, target, proto.Name)
 		done <- outcome{s, err}
 	}()
 	var res outcome
@@ -81,8 +83,9 @@ func (h *Handler) probe(w http.ResponseWriter, r *http.Request) {
 
 	// Built for this request only, as blackbox_exporter's fresh registry
 	// per probe: nothing from another probe or from the monitor leaks in.
-	gather := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
-		e := newExposition()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectorFunc(func(ch chan<- prometheus.Metric) {
+		e := newExposition(toChannel(ch), nil)
 		e.add(famProbeSuccess, boolFloat(success), nil)
 		e.add(famProbeDuration, elapsed.Seconds(), nil)
 		s := res.state
@@ -90,26 +93,18 @@ func (h *Handler) probe(w http.ResponseWriter, r *http.Request) {
 			s.Status = monitor.StatusDown
 		}
 		e.serverGauges(&s, nil)
-		return e.families(), nil
-	})
-	promhttp.HandlerFor(gather, promhttp.HandlerOpts{}).ServeHTTP(w, r)
+	}))
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(w, r)
 }
 
-// validTarget checks a probe target: HOST:PORT with a port from 1 to
-// 65535 and a host name of at most 253 bytes.
+// validTarget checks a probe target: HOST:PORT as every gsq command reads
+// an address (internal/hostport), the port given.
 func validTarget(target string) error {
 	if target == "" {
 		return fmt.Errorf("missing target (want target=HOST:PORT)")
 	}
-	host, port, err := net.SplitHostPort(target)
-	if err != nil {
-		return fmt.Errorf("target %q: want HOST:PORT", target)
-	}
-	if host == "" || len(host) > 253 {
-		return fmt.Errorf("target %q: bad host", target)
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return fmt.Errorf("target %q: port must be 1 to 65535", target)
+	if _, err := hostport.Parse(target, 0); err != nil {
+		return fmt.Errorf("target %q: %v (want HOST:PORT)", target, err)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/a2s/a2stest"
+	"github.com/gsq-project/gsq/internal/testutil"
 	"github.com/gsq-project/gsq/monitor"
 	"github.com/gsq-project/gsq/result"
 )
@@ -104,7 +105,7 @@ func TestProbeFailure(t *testing.T) {
 
 	req, _ := http.NewRequest(http.MethodGet, probeURL(srv.URL, closed, ""), nil)
 	req.Header.Set("X-Prometheus-Scrape-Timeout-Seconds", "1")
-	status, _, body := do(t, req)
+	status, _, body := testutil.Do(t, req)
 	if status != http.StatusOK {
 		t.Fatalf("status %d, want 200: %s", status, body)
 	}
@@ -131,7 +132,7 @@ func TestProbeTimeout(t *testing.T) {
 	srv, _ := newTestServer(t, newTestStore(t), live, Options{ProbeTimeout: 800 * time.Millisecond})
 	req, _ := http.NewRequest(http.MethodGet, probeURL(srv.URL, silent.LocalAddr().String(), "a2s"), nil)
 	req.Header.Set("X-Prometheus-Scrape-Timeout-Seconds", "1")
-	status, _, body := do(t, req)
+	status, _, body := testutil.Do(t, req)
 	if status != http.StatusOK {
 		t.Fatalf("status %d: %s", status, body)
 	}
@@ -140,7 +141,7 @@ func TestProbeTimeout(t *testing.T) {
 	}
 
 	// Without the header: Options.ProbeTimeout.
-	status, _, _ = get(t, probeURL(srv.URL, "127.0.0.1:1", "ogp"), "")
+	status, _, _ = testutil.Get(t, probeURL(srv.URL, "127.0.0.1:1", "ogp"), "")
 	if status != http.StatusOK {
 		t.Fatalf("status %d", status)
 	}
@@ -160,7 +161,7 @@ func TestProbeTimeout(t *testing.T) {
 	srv2, _ := newTestServer(t, newTestStore(t), stuck, Options{})
 	req, _ = http.NewRequest(http.MethodGet, probeURL(srv2.URL, "127.0.0.1:27015", "a2s"), nil)
 	req.Header.Set("X-Prometheus-Scrape-Timeout-Seconds", "0.3")
-	status, _, body = do(t, req)
+	status, _, body = testutil.Do(t, req)
 	if status != http.StatusOK {
 		t.Fatalf("status %d: %s", status, body)
 	}
@@ -178,16 +179,16 @@ func TestProbeBadParameters(t *testing.T) {
 		"target=127.0.0.1:0",
 		"target=127.0.0.1:70000",
 		"target=:27015",
-		"target=127.0.0.1:27015&protocol=minecraft",
+		"target=127.0.0.1:27015&protocol=quake3",
 	} {
-		status, _, body := get(t, srv.URL+"/probe?"+q, "")
+		status, _, body := testutil.Get(t, srv.URL+"/probe?"+q, "")
 		if status != http.StatusBadRequest {
 			t.Errorf("/probe?%s: %d %q, want 400", q, status, body)
 		}
 	}
 	req, _ := http.NewRequest(http.MethodGet, probeURL(srv.URL, "127.0.0.1:27015", "a2s"), nil)
 	req.Header.Set("X-Prometheus-Scrape-Timeout-Seconds", "soon")
-	if status, _, _ := do(t, req); status != http.StatusBadRequest {
+	if status, _, _ := testutil.Do(t, req); status != http.StatusBadRequest {
 		t.Errorf("bad timeout header: %d, want 400", status)
 	}
 	if n := live.probes.Load(); n != 0 {

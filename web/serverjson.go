@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"math"
 	"slices"
 	"strconv"
@@ -16,15 +15,18 @@ import (
 //
 //	{"name", "target", "protocol", "labels"?, "status", "since", "last_poll",
 //	 "last_success", "consecutive_failures", "ping_ms", "query_duration_ms",
-//	 "uptime_24h", "interval_seconds"?, "summary", "last_error"?, "queries"?, "players"?}
+//	 "uptime_24h", "recent_polls"?, "interval_seconds"?, "summary", "last_error"?, "queries"?, "players"?,
+//	 "players_hidden"?}
 //
 // Times are RFC 3339 in UTC with milliseconds, or null; ping_ms,
 // query_duration_ms and uptime_24h are null when unknown. players (who is
 // online, with score and duration_seconds) is there when withPlayers is
-// set and the monitor has the list.
+// set and the monitor has the list; players_hidden (true) when the server
+// says players are on but hides who (Minecraft's hide-online-players).
 //
 // It is written by hand because the server list encodes thousands of
-// these per request; the summary is package result's own encoding, so
+// these per request; its strings go through internal/jsonenc, HTML-safe,
+// and the summary is package result's own encoding (HTML-safe too), so
 // that it reads the same here as in `gsq query --json`.
 func appendServer(b []byte, s *monitor.ServerState, withPlayers bool) []byte {
 	b = append(b, `{"name":`...)
@@ -64,6 +66,10 @@ func appendServer(b []byte, s *monitor.ServerState, withPlayers bool) []byte {
 		b = strconv.AppendFloat(b, *s.Uptime24h, 'g', -1, 64)
 	} else {
 		b = append(b, "null"...)
+	}
+	if s.RecentPolls != "" {
+		b = append(b, `,"recent_polls":`...)
+		b = appendString(b, s.RecentPolls)
 	}
 	if s.Interval > 0 {
 		b = append(b, `,"interval_seconds":`...)
@@ -106,6 +112,27 @@ func appendServer(b []byte, s *monitor.ServerState, withPlayers bool) []byte {
 		}
 		b = append(b, ']')
 	}
+	if s.PlayersHidden {
+		b = append(b, `,"players_hidden":true`...)
+	}
+	if len(s.Vantages) > 0 {
+		b = append(b, `,"vantages":[`...)
+		for i, v := range s.Vantages {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"region":`...)
+			b = appendString(b, v.Region)
+			b = append(b, `,"status":`...)
+			b = appendString(b, string(v.Status))
+			b = append(b, `,"at":`...)
+			b = appendTime(b, v.At)
+			b = append(b, `,"ping_ms":`...)
+			b = appendMillis(b, v.Ping)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
 	return append(b, '}')
 }
 
@@ -143,26 +170,6 @@ func appendMillis(b []byte, d time.Duration) []byte {
 // appendString appends s as a JSON string, safe inside HTML too.
 func appendString(b []byte, s string) []byte { return jsonenc.AppendString(b, s, true) }
 
-// appendSummary appends a summary as package result encodes it, with <, >
-// and & escaped as encoding/json escapes them by default. In JSON those
-// characters can only occur inside strings, where the \u escapes mean the
-// same, so the rewrite keeps the JSON valid and makes it safe inside HTML.
-func appendSummary(b []byte, s *result.Summary) []byte {
-	start := len(b)
-	b = s.AppendJSON(b)
-	if !bytes.ContainsAny(b[start:], "<>&") {
-		return b
-	}
-	raw := string(b[start:])
-	b = b[:start]
-	for i := 0; i < len(raw); i++ {
-		switch c := raw[i]; c {
-		case '<', '>', '&':
-			b = append(b, `\u00`...)
-			b = append(b, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xF])
-		default:
-			b = append(b, c)
-		}
-	}
-	return b
-}
+// appendSummary appends a summary as package result encodes it, with <,
+// > and & escaped as everything else here is.
+func appendSummary(b []byte, s *result.Summary) []byte { return s.AppendHTMLSafeJSON(b) }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/gsq-project/gsq/monitor"
 )
 
 // FuzzAppendString checks the hand-written JSON string encoder against
@@ -53,3 +55,49 @@ func TestAppendServerIsJSON(t *testing.T) {
 var pendingState = downState("p")
 
 func init() { pendingState.Since = time.Time{} }
+
+// players_hidden is there, true, only for a server that hides who is on.
+func TestAppendServerPlayersHidden(t *testing.T) {
+	t.Parallel()
+	s := downState("mc")
+	for _, hidden := range []bool{false, true} {
+		s.PlayersHidden = hidden
+		var v map[string]any
+		if err := json.Unmarshal(appendServer(nil, &s, true), &v); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := v["players_hidden"]; ok != hidden || hidden && got != true {
+			t.Errorf("hidden %v: players_hidden %v (%v)", hidden, got, ok)
+		}
+	}
+}
+
+// TestAppendServerVantages: a fleet's server carries each vantage
+// point's view, in order; one process alone has none.
+func TestAppendServerVantages(t *testing.T) {
+	t.Parallel()
+	s := downState("s")
+	if b := appendServer(nil, &s, false); bytes.Contains(b, []byte(`"vantages"`)) {
+		t.Errorf("vantages without a fleet: %s", b)
+	}
+	at := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	s.Vantages = []monitor.VantageView{
+		{Region: "eu", Status: monitor.StatusUp, At: at, Ping: 12 * time.Millisecond},
+		{Region: "us<", Status: monitor.StatusDown, At: at},
+	}
+	b := appendServer(nil, &s, false)
+	var v struct {
+		Vantages []struct {
+			Region, Status string
+			At             time.Time
+			PingMS         *float64 `json:"ping_ms"`
+		}
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	if len(v.Vantages) != 2 || v.Vantages[0].Region != "eu" || v.Vantages[0].Status != "up" || !v.Vantages[0].At.Equal(at) ||
+		v.Vantages[0].PingMS == nil || *v.Vantages[0].PingMS != 12 || v.Vantages[1].Region != "us<" || v.Vantages[1].Status != "down" {
+		t.Errorf("vantages = %+v\n%s", v.Vantages, b)
+	}
+}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gsq-project/gsq/monitor"
@@ -23,6 +25,8 @@ type hub struct {
 	live       Live
 	buffer     int
 	maxClients int
+
+	dropped atomic.Uint64 // clients dropped for falling behind, theirs or the subscription's
 
 	mu      sync.Mutex
 	clients map[*streamClient]struct{}
@@ -110,6 +114,7 @@ func (h *hub) run(gen int, events <-chan monitor.Event) {
 					// reloads the state.
 					delete(h.clients, c)
 					c.once.Do(func() { close(c.drop) })
+					h.dropped.Add(1)
 				}
 			}
 			if len(h.clients) == 0 && h.cancel != nil {
@@ -119,8 +124,9 @@ func (h *hub) run(gen int, events <-chan monitor.Event) {
 		}
 		h.mu.Unlock()
 	}
-	// The monitor ended the subscription: drop its clients, which
-	// reconnect and start a new one.
+	// The monitor ended the subscription, because the hub fell behind or
+	// the monitor stopped: drop its clients, which reconnect and start a
+	// new one.
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if gen != h.gen {
@@ -129,6 +135,7 @@ func (h *hub) run(gen int, events <-chan monitor.Event) {
 	for c := range h.clients {
 		delete(h.clients, c)
 		c.once.Do(func() { close(c.drop) })
+		h.dropped.Add(1)
 	}
 	if h.cancel != nil {
 		h.cancel()
@@ -143,9 +150,11 @@ func (c *streamClient) wants(ev monitor.Event) bool {
 	return c.kinds == nil || c.kinds[ev.Kind]
 }
 
-// encodeEvent returns ev as one server-sent event: its kind as the event
-// name, and as data the JSON {"kind", "server"?, "time", "detail"?,
-// "state"?}, with state as in the API.
+// encodeEvent returns ev as one server-sent event: its sequence number as
+// the id (consecutive on a stream that filters nothing), its kind as the
+// event name, and as data the JSON {"kind", "server"?, "time",
+// "detail"?, "previous"?, "baseline"?, "slot"?, "state"?}, with state as
+// in the API.
 func encodeEvent(ev monitor.Event) []byte {
 	// The kind comes from the monitor, but a line break in it would end
 	// the field.
@@ -156,6 +165,11 @@ func encodeEvent(ev monitor.Event) []byte {
 		return r
 	}, string(ev.Kind))
 	b := make([]byte, 0, 1024)
+	if ev.Seq != 0 {
+		b = append(b, "id: "...)
+		b = strconv.AppendUint(b, ev.Seq, 10)
+		b = append(b, '\n')
+	}
 	b = append(b, "event: "...)
 	b = append(b, kind...)
 	b = append(b, "\ndata: "...)
@@ -171,6 +185,17 @@ func encodeEvent(ev monitor.Event) []byte {
 	if ev.Detail != "" {
 		b = append(b, `,"detail":`...)
 		b = appendString(b, ev.Detail)
+	}
+	if ev.Previous != "" {
+		b = append(b, `,"previous":`...)
+		b = appendString(b, ev.Previous)
+	}
+	if ev.Baseline {
+		b = append(b, `,"baseline":true`...)
+	}
+	if !ev.Slot.IsZero() {
+		b = append(b, `,"slot":`...)
+		b = appendTime(b, ev.Slot)
 	}
 	if ev.State != nil {
 		b = append(b, `,"state":`...)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsq-project/gsq/internal/testutil"
 	"github.com/gsq-project/gsq/monitor"
 )
 
@@ -22,9 +23,7 @@ type stream struct {
 
 func openStream(t *testing.T, url, token string) *stream {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req, _ := http.NewRequestWithContext(testutil.Context(t), http.MethodGet, url, nil)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
@@ -112,6 +111,33 @@ func TestStreamDelivers(t *testing.T) {
 	}
 }
 
+// TestStreamEventFields: the id is the event's number, and a map change
+// and a baseline join carry what the page needs to tell them.
+func TestStreamEventFields(t *testing.T) {
+	t.Parallel()
+	live := newTestLive(upState("alpha", 1, 2, "m"))
+	srv, _ := newTestServer(t, newTestStore(t), live, Options{})
+	s := openStream(t, srv.URL+"/api/v1/events", "")
+	<-live.subscribed
+	live.publish(monitor.Event{Kind: monitor.EventMap, Server: "alpha", Time: time.Now(), Detail: "de_nuke", Previous: "de_dust2", Seq: 41})
+	live.publish(monitor.Event{Kind: monitor.EventJoin, Server: "alpha", Time: time.Now(), Detail: "Alice", Baseline: true, Seq: 42})
+	for _, want := range []struct{ id, data string }{
+		{"41", `"detail":"de_nuke","previous":"de_dust2"`},
+		{"42", `"detail":"Alice","baseline":true`},
+	} {
+		line, err := s.r.ReadString('\n')
+		for err == nil && !strings.HasPrefix(line, "id: ") {
+			line, err = s.r.ReadString('\n')
+		}
+		if err != nil || strings.TrimSpace(line) != "id: "+want.id {
+			t.Fatalf("id line %q, %v; want id %s", line, err, want.id)
+		}
+		if _, data, err := s.next(false); err != nil || !strings.Contains(data, want.data) {
+			t.Errorf("event %s: %s, %v; want %s", want.id, data, err, want.data)
+		}
+	}
+}
+
 func TestStreamHeartbeat(t *testing.T) {
 	t.Parallel()
 	live := newTestLive()
@@ -154,9 +180,44 @@ func TestStreamSlowClient(t *testing.T) {
 	if n := h.hub.count(); n != 1 {
 		t.Errorf("%d streams open after the slow client fell behind, want 1", n)
 	}
+	if n := h.hub.dropped.Load(); n != 1 {
+		t.Errorf("%d streams counted as dropped, want 1", n)
+	}
 	// The slow client's stream ends once it reads what was sent.
 	if _, err := io.Copy(io.Discard, slow.r); err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Logf("slow client: %v", err)
+	}
+}
+
+// TestStreamSubscriptionCut: when the monitor cuts off the handler's
+// subscription (the handler fell behind it), every stream ends at once,
+// as the page expects, counted on /metrics; a page that reconnects gets
+// a new subscription and the events from there on.
+func TestStreamSubscriptionCut(t *testing.T) {
+	t.Parallel()
+	live := newTestLive(upState("alpha", 1, 2, "m"))
+	srv, h := newTestServer(t, newTestStore(t), live, Options{})
+	a := openStream(t, srv.URL+"/api/v1/events", "")
+	<-live.subscribed
+	b := openStream(t, srv.URL+"/api/v1/events", "")
+	live.cutAll()
+	for _, s := range []*stream{a, b} {
+		if _, _, err := s.next(false); err == nil {
+			t.Error("a stream went on after the monitor cut its subscription")
+		}
+	}
+	if n := h.hub.dropped.Load(); n != 2 {
+		t.Errorf("%d streams counted as dropped, want 2", n)
+	}
+	fams := scrape(t, srv.URL+"/metrics", "")
+	mustSample(t, fams, "gsq_live_streams_dropped_total", nil, 2)
+	mustSample(t, fams, "gsq_event_subscribers_dropped_total", nil, 1)
+
+	again := openStream(t, srv.URL+"/api/v1/events", "")
+	<-live.subscribed
+	live.publish(monitor.Event{Kind: monitor.EventConfig, Time: time.Now(), Seq: 7})
+	if name, data, err := again.next(false); err != nil || name != "config" {
+		t.Errorf("after reconnecting: %q %q %v", name, data, err)
 	}
 }
 
@@ -166,7 +227,7 @@ func TestStreamLimit(t *testing.T) {
 	srv, _ := newTestServer(t, newTestStore(t), live, Options{MaxStreams: 1})
 	openStream(t, srv.URL+"/api/v1/events", "")
 	var e errorBody
-	getJSON(t, srv.URL+"/api/v1/events", "", http.StatusServiceUnavailable, &e)
+	testutil.GetJSON(t, srv.URL+"/api/v1/events", "", http.StatusServiceUnavailable, &e)
 	if e.Error.Code != "busy" {
 		t.Errorf("%+v", e)
 	}

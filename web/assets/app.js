@@ -69,6 +69,18 @@
   const statusText = { up: 'Up', down: 'Down', pending: 'Pending' };
   const displayName = (s) => (s.summary && s.summary.name) || s.name;
 
+  // ---------- parts ----------
+  // The page's other scripts (activity.js, ranges.js, rows.js) load first
+  // and register in window.gsqParts; each gets the helpers below at init
+  // and is called by name (hook) when the page does what it watches.
+  const parts = window.gsqParts || [];
+  function hook(name, ...args) {
+    for (const p of parts) {
+      if (!p[name]) continue;
+      try { p[name](...args); } catch (e) { showError(e); }
+    }
+  }
+
   // ---------- theme ----------
   const themes = ['auto', 'light', 'dark'];
   const themeLabel = { auto: 'Auto', light: 'Light', dark: 'Dark' };
@@ -79,6 +91,7 @@
     $('theme').lastChild.textContent = themeLabel[theme] + ' theme';
     $('theme').title = 'Theme: ' + theme + ' (click to change)';
     if (chart.plot) chart.redrawColors();
+    hook('themeChanged');
   }
   $('theme').addEventListener('click', () => {
     theme = themes[(themes.indexOf(theme) + 1) % themes.length];
@@ -169,9 +182,20 @@
     uptime: (a, b, d) => cmpNullLast(num(a.uptime_24h), num(b.uptime_24h), d),
   };
   const defaultDir = { status: 1, name: 1, map: 1, players: -1, ping: 1, uptime: -1 };
+  // sorterFor is the sorter of a column: the list's own, or a part's
+  // (sorter(key)), or by status when none knows it.
+  function sorterFor(key) {
+    if (sorters[key]) return sorters[key];
+    for (const p of parts) {
+      const f = p.sorter && p.sorter(key);
+      if (f) return f;
+    }
+    return sorters.status;
+  }
 
   function matches(s, q) {
     if (list.status !== 'all' && s.status !== list.status) return false;
+    for (const x of parts) if (x.matches && !x.matches(s)) return false;
     if (!q) return true;
     const sum = s.summary || {};
     for (const f of [s.name, sum.name, sum.map, sum.game, s.target]) {
@@ -184,11 +208,12 @@
     const q = list.filter.trim().toLowerCase();
     const rows = [];
     for (const s of list.servers.values()) if (matches(s, q)) rows.push(s);
-    const by = sorters[list.sortKey] || sorters.status;
+    const by = sorterFor(list.sortKey);
     const d = list.sortDir;
     rows.sort((a, b) => by(a, b, d) || collator.compare(displayName(a), displayName(b)) || (a.name < b.name ? -1 : 1));
     list.rows = rows;
-    $('spacer').style.height = rows.length * list.rowH + 'px';
+    for (const x of parts) if (x.arrange) list.rows = x.arrange(list.rows, list.servers.values());
+    $('spacer').style.height = list.rows.length * list.rowH + 'px';
     const n = list.servers.size;
     $('count').textContent = rows.length === n ? fmtInt(n) + ' servers' : fmtInt(rows.length) + ' of ' + fmtInt(n) + ' servers';
     const empty = $('list-empty');
@@ -225,6 +250,7 @@
     bar.append(el('span', 'fill'));
     pl.append(bar, el('span', 'n'));
     a.append(st, nm, el('span', 'mp'), pl, el('span', 'pg'), el('span', 'ut'));
+    hook('rowMade', a);
     a.hidden = true;
     $('spacer').appendChild(a);
     return a;
@@ -244,7 +270,10 @@
     const sum = s.summary || {};
     nm.children[0].textContent = displayName(s);
     const small = window.innerWidth <= 720;
-    nm.children[1].textContent = small ? [sum.map, s.target].filter(Boolean).join(' · ') : (sum.name && sum.name !== s.name ? s.name + ' · ' : '') + s.target;
+    // The address once: a server listed with -f is named by it.
+    const target = displayName(s) === s.target ? '' : s.target;
+    const alias = sum.name && sum.name !== s.name && s.name !== s.target ? s.name : '';
+    nm.children[1].textContent = (small ? [sum.map, target] : [alias, target]).filter(Boolean).join(' · ');
     mp.textContent = sum.map || '';
     const up = s.status === 'up';
     const p = up ? sum.players : null, m = sum.max_players;
@@ -256,6 +285,7 @@
     const u = s.uptime_24h;
     ut.textContent = fmtPct(u);
     ut.className = 'ut' + (u === undefined || u === null ? '' : u < 0.9 ? ' bad' : u < 0.99 ? ' meh' : '');
+    hook('rowFilled', a, s);
     a.hidden = false;
   }
 
@@ -301,7 +331,11 @@
     scheduleList(true);
   }
 
-  for (const b of document.querySelectorAll('.thead [data-sort]')) b.addEventListener('click', () => setSort(b.dataset.sort, true));
+  // Parts add columns of their own: one listener for the whole head.
+  document.querySelector('#view-list .thead').addEventListener('click', (e) => {
+    const b = e.target.closest('[data-sort]');
+    if (b) setSort(b.dataset.sort, true);
+  });
   $('sort-select').addEventListener('change', (e) => setSort(e.target.value, false));
   $('filter').addEventListener('input', (e) => { list.filter = e.target.value; scheduleList(true); });
   for (const b of document.querySelectorAll('#status-filter button')) {
@@ -321,6 +355,7 @@
     const body = await api('/api/v1/servers');
     list.servers = new Map(body.servers.map((s) => [s.name, s]));
     list.loaded = true;
+    hook('listLoaded', list.servers);
     scheduleList(true);
   }
 
@@ -343,8 +378,9 @@
   }
 
   // ---------- server page ----------
-  const ranges = { '1h': 3600, '24h': 86400, '7d': 7 * 86400, '30d': 30 * 86400 };
-  const page = { name: null, range: localStorage.getItem('gsq-range') || '1h', state: null, historyAt: 0, timers: {} };
+  const ranges = window.gsqRanges; // ranges.js: the chart's range, in the URL
+  const maintenance = window.gsqMaint; // maintenance.js: maintenance on the chart
+  const page = { name: null, state: null, historyAt: 0, timers: {} };
 
   function debounce(key, ms, fn) {
     clearTimeout(page.timers[key]);
@@ -363,11 +399,12 @@
     const meta = $('s-meta');
     meta.textContent = '';
     const parts = [];
-    if (sum.name && sum.name !== s.name) parts.push(s.name);
+    if (sum.name && sum.name !== s.name && s.name !== s.target) parts.push(s.name);
     parts.push(s.protocol.toUpperCase());
     if (sum.game) parts.push(sum.game);
     if (sum.version) parts.push('v' + sum.version);
-    meta.append(el('code', null, s.target), ' · ' + parts.join(' · '));
+    if (displayName(s) !== s.target) meta.append(el('code', null, s.target), ' · ');
+    meta.append(parts.join(' · '));
     if (s.status !== 'pending' && s.since) meta.append(' · ' + (statusText[s.status] || s.status).toLowerCase() + ' since ' + fmtWhen(s.since));
 
     const problem = $('s-problem');
@@ -384,6 +421,8 @@
     fill.classList.toggle('full', up && m > 0 && p >= m);
     $('t-ping').textContent = up ? fmtPing(s.ping_ms) : '–';
     $('t-map').textContent = sum.map ? 'Map: ' + sum.map : '';
+    // The list's figure: one source for both (the live state).
+    $('t-up24').textContent = fmtPct(s.uptime_24h);
     renderOnline(s);
   }
 
@@ -397,7 +436,8 @@
       $('online').hidden = true;
       empty.hidden = false;
       empty.textContent = s.status !== 'up' ? 'The server is not up.' : players ? 'Nobody is online.' :
-        (s.summary.players ? fmtInt(s.summary.players) + ' online; this server\'s player list is not collected.' : 'Nobody is online.');
+        (s.players_hidden ? fmtInt(s.summary.players) + ' online; the server hides who.' :
+          s.summary.players ? fmtInt(s.summary.players) + ' online; this server\'s player list is not collected.' : 'Nobody is online.');
       return;
     }
     $('online').hidden = false;
@@ -411,7 +451,6 @@
   }
 
   function renderUptime(u) {
-    $('t-up24').textContent = fmtPct(u['24h'].uptime);
     $('t-uplong').textContent = '7 d ' + fmtPct(u['7d'].uptime) + ' · 30 d ' + fmtPct(u['30d'].uptime);
   }
 
@@ -452,12 +491,26 @@
   }
 
   // ---------- chart ----------
+  const dayFmt = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
+  // tickLabel is an x-axis label: the time of day, or the date at
+  // midnight and for ticks a day or more apart.
+  function tickLabel(v, incr) {
+    const d = new Date(v * 1000);
+    if (incr >= 86400 || (d.getHours() === 0 && d.getMinutes() === 0)) return dayFmt.format(d);
+    return timeFmt.format(d);
+  }
+
   const chart = {
     plot: null,
     data: null,
     down: [], // bucket start and end (seconds) of each bucket with polls and none up
+    maint: [], // the maintenance incidents' stretches (maintenance.js)
+    wins: [], // the maintenance windows' stretches (maintenance.js)
     step: 60,
-    build(body) {
+    // build draws body's history, and before's (the week before) a week
+    // later when there is one, with the maintenance incidents' stretches
+    // maint and the maintenance windows' wins.
+    build(body, before, maint, wins) {
       const step = body.step_seconds;
       const from = Date.parse(body.from) / 1000, to = Date.parse(body.to) / 1000;
       const xs = [], avg = [], lo = [], hi = [], cap = [];
@@ -471,26 +524,39 @@
           xs.push(t); avg.push(Math.round(p.avg_players * 10) / 10); lo.push(p.min_players); hi.push(p.max_players); cap.push(p.capacity || null);
         } else {
           xs.push(t); avg.push(null); lo.push(null); hi.push(null); cap.push(null);
-          if (p.samples > 0) down.push([t, t + step]);
         }
+        // A bucket is shaded by the share of its polls that were down, so
+        // that an outage shorter than a bucket still shows.
+        if (p.samples > 0 && p.uptime < 1) down.push([t, t + step, 1 - p.uptime]);
         prev = t;
       }
       this.step = step;
       this.down = down;
-      // A history younger than the range (a monitor just started, a server
-      // just added) fills the chart rather than a sliver at its right.
-      const first = body.points.find((p) => p.samples > 0);
-      const start = first ? Date.parse(first.time) / 1000 - step : from;
-      this.range = [Math.max(from, Math.min(start, to - 10 * step)), to];
+      this.maint = maint || [];
+      this.wins = wins || [];
+      // The whole range asked, even when the history is younger.
+      this.range = [from, to];
       this.data = [xs, avg, lo, hi, cap];
+      this.compare = !!before;
+      if (before) {
+        const byT = new Map();
+        for (const p of before.points) if (p.up && p.avg_players >= 0) byT.set(Date.parse(p.time) / 1000 + ranges.week, Math.round(p.avg_players * 10) / 10);
+        this.data.push(xs.map((t) => (byT.has(t) ? byT.get(t) : null)));
+      }
       const n = body.points.filter((p) => p.up).length;
-      $('chart').dataset.points = String(n); // for tests and scripts
+      const box = $('chart');
+      box.dataset.points = String(n); // for tests and scripts
+      box.dataset.from = String(from);
+      box.dataset.to = String(to);
+      box.dataset.windows = String(this.wins.length);
       const note = $('chart-note');
       note.textContent = '';
-      if (down.length) {
-        note.append(el('span', 'k-down'), ' down');
+      if (down.some(([a, b, share]) => maintenance.outageShare(a, b, share, this.maint) > 0)) {
+        note.append(el('span', 'k-down'), ' down (the darker, the more of the bucket\'s polls failed)');
         note.append(' · ');
       }
+      const mk = maintenance.key(this.maint, this.wins, from, to);
+      if (mk) note.append(mk, ' · ');
       note.append(n ? 'Each point is a ' + fmtDur(step) + ' bucket: the line is its average, the band its min to max.' : 'No data in this range yet.');
       this.draw();
     },
@@ -498,14 +564,23 @@
       const accent = cssColor('--accent'), muted = cssColor('--muted'), line = cssColor('--line');
       const self = this;
       const axis = { stroke: muted, grid: { stroke: line, width: 1 }, ticks: { stroke: line, width: 1 } };
+      const span = self.range[1] - self.range[0];
+      // One line per label, at least a label's width apart: times within
+      // two days (the date at midnight), dates beyond.
+      const xAxis = Object.assign({}, axis, {
+        space: span > 2 * 86400 ? 64 : 58,
+        values: (u, splits, ai, space, incr) => splits.map((v) => tickLabel(v, incr)),
+      });
       return {
         width, height: window.innerWidth <= 720 ? 240 : 300,
-        cursor: { drag: { x: true, y: false } },
+        // A drag selects a range: ranges.js puts it in the URL and the
+        // chart loads it, in finer buckets.
+        cursor: { drag: { x: true, y: false, setScale: false } },
         scales: {
           x: { time: true, range: () => self.range },
           y: { range: (u, mn, mx) => [0, Math.max(4, Math.ceil((mx || 0) * 1.1))] },
         },
-        axes: [axis, Object.assign({}, axis, { size: 44 })],
+        axes: [xAxis, Object.assign({}, axis, { size: 44 })],
         series: [
           { value: (u, v) => (v === null ? '–' : dateTimeFmt.format(new Date(v * 1000))) },
           { label: 'Players (avg)', stroke: accent, width: 2, fill: cssColor('--accent', 0.12), spanGaps: false, points: { show: false },
@@ -513,20 +588,35 @@
           { label: 'Min', stroke: cssColor('--accent', 0.35), width: 1, spanGaps: false, points: { show: false }, value: (u, v) => (v === null ? '–' : String(v)) },
           { label: 'Max', stroke: cssColor('--accent', 0.35), width: 1, spanGaps: false, points: { show: false }, value: (u, v) => (v === null ? '–' : String(v)) },
           { label: 'Slots', stroke: muted, width: 1, dash: [4, 4], spanGaps: false, points: { show: false }, value: (u, v) => (v === null ? '–' : String(v)) },
-        ],
+        ].concat(self.compare ? [{ label: 'Week before', stroke: cssColor('--warn'), width: 1.5, dash: [6, 3], spanGaps: false, points: { show: false },
+          value: (u, v) => (v === null ? '–' : String(v)) }] : []),
         bands: [{ series: [3, 2], fill: cssColor('--accent', 0.14) }],
         hooks: {
+          setSelect: [(u) => {
+            if (u.select.width < 4) return;
+            const a = u.posToVal(u.select.left, 'x'), b = u.posToVal(u.select.left + u.select.width, 'x');
+            u.setSelect({ left: 0, width: 0, top: 0, height: 0 }, false);
+            ranges.zoom(a, b);
+          }],
+          setCursor: [(u) => maintenance.hover(u, self.wins)],
           drawClear: [(u) => {
-            // Shade the buckets where the server was polled and never up.
+            // Shade the buckets where polls failed, by their share, but
+            // for the failures of maintenance, shaded as such.
+            maintenance.drawWindows(u, self.wins);
             const ctx = u.ctx;
             ctx.save();
-            ctx.fillStyle = cssColor('--down', 0.16);
             const top = u.bbox.top, h = u.bbox.height;
-            for (const [a, b] of self.down) {
+            const minW = 3 * devicePixelRatio;
+            const rgb = (cssColor('--down').match(/[\d.]+/g) || [200, 0, 0]).slice(0, 3).join(',');
+            for (const [a, b, all] of self.down) {
+              const share = maintenance.outageShare(a, b, all, self.maint);
+              if (share <= 0) continue;
               const x0 = u.valToPos(a, 'x', true), x1 = u.valToPos(b, 'x', true);
-              ctx.fillRect(x0, top, Math.max(1, x1 - x0), h);
+              ctx.fillStyle = 'rgba(' + rgb + ',' + (0.12 + 0.4 * share) + ')';
+              ctx.fillRect(x0, top, Math.max(minW, x1 - x0), h);
             }
             ctx.restore();
+            maintenance.draw(u, self.maint);
           }],
         },
       };
@@ -556,29 +646,40 @@
 
   async function loadHistory() {
     const name = page.name;
-    let q = '/history?from=-' + ranges[page.range] + 's';
+    const r = ranges.read();
+    const span = r.to - r.from;
+    const at = r.kind === 'custom' ? 'from=' + Math.floor(r.from) + '&to=' + Math.ceil(r.to) : 'from=-' + span + 's';
+    let step = '';
     // An hour of a server polled often: buckets of two polls (10 s at
     // least) rather than minutes, so that a monitor just started draws a
     // line within a minute.
     const iv = page.state && page.state.name === name && page.state.interval_seconds;
-    if (iv && ranges[page.range] <= 3600 && iv * 2 < 60) q += '&step=' + Math.max(10, Math.ceil(iv * 2)) + 's';
-    const body = await api('/api/v1/servers/' + encodeURIComponent(name) + q);
+    if (iv && span <= 3600 && iv * 2 < 60) step = '&step=' + Math.max(10, Math.ceil(iv * 2)) + 's';
+    const base = '/api/v1/servers/' + encodeURIComponent(name) + '/history?';
+    const body = await api(base + at + step);
+    const from = Date.parse(body.from) / 1000, to = Date.parse(body.to) / 1000;
+    // The week before, in the same buckets, drawn a week later.
+    const [before, maint, wins] = await Promise.all([
+      r.compare ? api(base + 'from=' + Math.floor(from - ranges.week) + '&to=' + Math.ceil(to - ranges.week) + '&step=' + body.step_seconds + 's') : null,
+      maintenance.spans(name, from, to),
+      maintenance.windows(name, from, to),
+    ]);
     if (name !== page.name) return;
     page.historyAt = Date.now();
-    chart.build(body);
+    chart.build(body, before, maint, wins);
+    hook('rangeChanged', Date.parse(body.from) / 1000, Date.parse(body.to) / 1000);
   }
 
   function updateRangeUI() {
-    for (const b of document.querySelectorAll('#range button')) b.setAttribute('aria-pressed', String(b.dataset.range === page.range));
+    ranges.updateUI();
   }
   for (const b of document.querySelectorAll('#range button')) {
-    b.addEventListener('click', () => {
-      page.range = b.dataset.range;
-      localStorage.setItem('gsq-range', page.range);
-      updateRangeUI();
-      loadHistory().catch(showError);
-    });
+    b.addEventListener('click', () => ranges.setPreset(b.dataset.range));
   }
+  ranges.onChange = () => {
+    updateRangeUI();
+    if (page.name) loadHistory().catch(showError);
+  };
 
   function loadServerParts(name) {
     const base = '/api/v1/servers/' + encodeURIComponent(name);
@@ -598,10 +699,12 @@
     for (const id of ['s-name', 's-meta', 't-players', 't-ping', 't-up24', 't-peak', 't-record']) $(id).textContent = '';
     document.title = name + ' · gsq monitor';
     updateRangeUI();
+    hook('server', name);
     const base = '/api/v1/servers/' + encodeURIComponent(name);
     live.open('/api/v1/events?server=' + encodeURIComponent(name), (ev) => {
       if (ev.server !== page.name && ev.kind !== 'config') return;
       if (ev.state) renderHead(ev.state);
+      hook('serverEvent', ev);
       if (ev.kind === 'join' || ev.kind === 'leave') debounce('sessions', 1500, () => api(base + '/sessions?limit=50').then(renderSessions).catch(showError));
       if (ev.kind === 'map') debounce('maps', 1500, () => api(base + '/maps').then(renderMaps).catch(showError));
       if (ev.kind === 'up' || ev.kind === 'down') debounce('uptime', 1500, () => api(base + '/uptime').then(renderUptime).catch(showError));
@@ -609,10 +712,13 @@
         debounce('history', 500, () => loadHistory().catch(showError));
         debounce('records', 500, () => api(base + '/records').then(renderRecords).catch(showError));
       }
-    }, () => loadServerParts(name).catch((err) => {
-      if (err.status === 404) showMissing(name);
-      else showError(err);
-    }));
+    }, () => {
+      hook('serverLoad', name);
+      loadServerParts(name).catch((err) => {
+        if (err.status === 404) showMissing(name);
+        else showError(err);
+      });
+    });
   }
 
   function showMissing(name) {
@@ -630,6 +736,15 @@
 
   // ---------- routing ----------
   function route() {
+    let shown = false;
+    for (const x of parts) if (x.route && x.route(location.pathname)) shown = true;
+    if (shown) {
+      for (const v of ['view-list', 'view-server', 'view-missing']) $(v).hidden = true;
+      page.name = null;
+      chart.destroy();
+      window.scrollTo(0, 0);
+      return;
+    }
     const m = location.pathname.match(/^\/s\/(.+)$/);
     const onServer = !!m;
     $('view-missing').hidden = true;
@@ -642,6 +757,7 @@
     } else {
       page.name = null;
       chart.destroy();
+      hook('serverHidden');
       showList();
     }
     window.scrollTo(0, 0);
@@ -656,6 +772,8 @@
   });
   window.addEventListener('popstate', route);
 
+  const shared = { $, el, api, live, cssColor, showError, fmtInt, fmtPct, fmtDur, fmtWhen, fmtAgo, dateTimeFmt, timeFmt, dateFmt, collator, statusText, displayName, hook, relist: () => scheduleList(true), sortUI: updateSortUI };
+  for (const p of parts) if (p.init) p.init(shared);
   applyTheme();
   route();
 })();

@@ -14,6 +14,10 @@ import { check, run, shooter, watch } from './common.mjs';
 const [base, shots] = process.argv.slice(2);
 const hostileName = process.env.HOSTILE_NAME;
 const hostileTitle = process.env.HOSTILE_TITLE;
+const listAddress = process.env.LIST_ADDRESS;
+const hostileLabel = process.env.HOSTILE_LABEL;
+// occurrences counts how often a text stands in another.
+const occurrences = (text, part) => text.split(part).length - 1;
 const out = { names: [], timings: {} };
 const shot = shooter(shots);
 
@@ -65,6 +69,58 @@ await run(shots, out, async (browser) => {
   const counts = firstPlayers.map((t) => Number(t.split('/')[0].replace(/[^\d]/g, '')));
   check(counts.every((c, i) => !isNaN(c) && (i === 0 || c <= counts[i - 1])), 'sorting by players: ' + firstPlayers.join(', '));
   await page.click('.thead [data-sort="status"]');
+
+  // The label keys are columns, the commonest first: two at 1366 px,
+  // the others chips beside the name; all five at 1920 px.
+  const heads = () => page.evaluate(() => [...document.querySelectorAll('.thead .lc-h')].map((b) => b.textContent).join());
+  out.label_columns = await heads();
+  check(out.label_columns === 'region,game', 'the label columns at 1366 px are ' + out.label_columns);
+  const rowLabels = async (name) => {
+    await page.fill('#filter', name);
+    await page.waitForFunction((n) => [...document.querySelectorAll('.row:not([hidden])')].some((a) => a.getAttribute('href') === '/s/' + encodeURIComponent(n)), name);
+    return page.evaluate((n) => {
+      const a = [...document.querySelectorAll('.row:not([hidden])')].find((r) => r.getAttribute('href') === '/s/' + encodeURIComponent(n));
+      const cells = [...a.querySelectorAll('.lc:not([hidden])')];
+      const head = [...document.querySelectorAll('.thead .lc-h')];
+      return {
+        cells: cells.map((c) => c.textContent),
+        chips: [...a.querySelectorAll('.lchip')].map((c) => c.textContent),
+        // Each cell under its column's head.
+        aligned: cells.every((c, i) => Math.abs(c.getBoundingClientRect().left - head[i].getBoundingClientRect().left) < 1),
+        elements: cells.reduce((n, c) => n + c.children.length, 0),
+      };
+    }, name);
+  };
+  let lr = await rowLabels('alpha');
+  check(lr.cells.join() === 'eu,cs2' && lr.chips.join() === 'ana,r0,gold' && lr.aligned, 'alpha\'s labels at 1366 px: ' + JSON.stringify(lr));
+  lr = await rowLabels(hostileName);
+  check(lr.chips.includes(hostileLabel), 'the hostile label chip is not the literal text: ' + JSON.stringify(lr));
+  await page.setViewportSize({ width: 1920, height: 900 });
+  await page.waitForFunction(() => document.querySelectorAll('.thead .lc-h').length === 5);
+  check((await heads()) === 'region,game,owner,tier,rack', 'the label columns at 1920 px are ' + (await heads()));
+  lr = await rowLabels('alpha');
+  check(lr.cells.join() === 'eu,cs2,ana,gold,r0' && lr.chips.length === 0 && lr.aligned, 'alpha\'s labels at 1920 px: ' + JSON.stringify(lr));
+  lr = await rowLabels(listAddress);
+  check(lr.cells.join('|') === 'au||||' && lr.chips.length === 0 && lr.aligned, 'the -f server\'s labels (empty cells for the keys it lacks): ' + JSON.stringify(lr));
+  lr = await rowLabels(hostileName);
+  check(lr.cells[2] === hostileLabel && lr.elements === 0, 'the hostile label is not the literal text: ' + JSON.stringify(lr));
+  check(await page.evaluate(() => window.__xss === undefined), 'the hostile label ran script');
+  await page.fill('#filter', '');
+  // A label column sorts: the owners in order, the servers without one last.
+  await page.click('.thead [data-sort="label:owner"]');
+  check((await page.getAttribute('.thead [data-sort="label:owner"]', 'aria-sort')) === 'ascending', 'the owner column is not marked sorted');
+  const owners = await page.evaluate(async () => {
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const rows = [...document.querySelectorAll('.row:not([hidden])')].sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top);
+    const col = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+    const v = rows.slice(0, 12).map((r) => r.querySelectorAll('.lc')[2].textContent);
+    return { v, sorted: v.every((x, i) => x !== '' && (i === 0 || col.compare(v[i - 1], x) <= 0)) };
+  });
+  check(owners.sorted, 'sorting by owner: ' + owners.v.join(', '));
+  await shot(page, 'list-labels-sorted');
+  await page.click('.thead [data-sort="status"]');
+  await page.setViewportSize({ width: 1366, height: 900 });
+  await page.waitForFunction(() => document.querySelectorAll('.thead .lc-h').length === 2);
 
   // The hostile name renders as text.
   await page.fill('#filter', 'hostile');
@@ -121,6 +177,18 @@ await run(shots, out, async (browser) => {
   check(await page.evaluate(() => window.__xss === undefined), 'the hostile page ran script');
   check((await page.title()).startsWith(hostileTitle), 'the document title is not the literal name');
 
+  // A server listed with -f, named by its address: the address once, in
+  // its row and on its page (issue 19: it was shown twice).
+  await page.goto(base + '/');
+  await page.fill('#filter', listAddress);
+  await page.waitForFunction((a) => [...document.querySelectorAll('.row:not([hidden])')].some((r) => r.textContent.includes(a)), listAddress);
+  const rowText = await page.evaluate((a) => [...document.querySelectorAll('.row:not([hidden])')].find((r) => r.textContent.includes(a)).textContent, listAddress);
+  check(occurrences(rowText, listAddress) === 1, 'the -f server\'s row shows its address ' + occurrences(rowText, listAddress) + ' times: ' + rowText);
+  await page.goto(base + '/s/' + encodeURIComponent(listAddress));
+  await page.waitForFunction(() => document.getElementById('s-name').textContent !== '');
+  const head = (await page.textContent('#s-name')) + ' ' + (await page.textContent('#s-meta'));
+  check(occurrences(head, listAddress) === 1, 'the -f server\'s page shows its address ' + occurrences(head, listAddress) + ' times: ' + head);
+
   // The server page turns down live too.
   await page.goto(base + '/s/alpha');
   await page.waitForSelector('#s-status.st-up');
@@ -152,6 +220,12 @@ await run(shots, out, async (browser) => {
   await pp.goto(base + '/');
   await pp.waitForSelector('.row:not([hidden])');
   check(await pp.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'the phone list scrolls sideways');
+  // No label columns on a phone: the labels are chips.
+  const phoneLabels = await pp.evaluate(() => ({
+    columns: [...document.querySelectorAll('.row:not([hidden]) .lc')].filter((c) => c.getClientRects().length).length,
+    chips: [...document.querySelectorAll('.row:not([hidden]) .lchip')].filter((c) => c.getClientRects().length).length,
+  }));
+  check(phoneLabels.columns === 0 && phoneLabels.chips > 0, 'phone labels: ' + JSON.stringify(phoneLabels));
   await shot(pp, 'list-phone-dark');
   await pp.goto(base + '/s/charlie');
   await pp.waitForSelector('#chart .uplot canvas');

@@ -59,3 +59,57 @@ export async function run(shots, out, body) {
     process.exit(1);
   }
 }
+
+// textContrast runs in the page (page.evaluate(textContrast, ROOTS)): it
+// lists the text under the elements ROOTS selects whose contrast with
+// what is behind it is below WCAG AA, 4.5:1, or 3:1 for large text (24
+// px, or 18.66 px bold). Colours resolve as the browser drew them:
+// backgrounds blended up the tree, the text's alpha and its ancestors'
+// opacity applied; text hidden for screen readers only is skipped. It
+// returns {bad, checked, min}: the texts below AA, how many were checked,
+// and the lowest ratio.
+export function textContrast(roots) {
+  const parse = (c) => {
+    const m = c && c.match(/[\d.e-]+/g);
+    if (!m || m.length < 3) return null;
+    const k = c.startsWith('color(') ? 255 : 1;
+    return [+m[0] * k, +m[1] * k, +m[2] * k, m[3] === undefined ? 1 : +m[3]];
+  };
+  const lin = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  const lum = (c) => 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2]);
+  const blend = (top, under) => [0, 1, 2].map((i) => top[i] * top[3] + under[i] * (1 - top[3])).concat(1);
+  const bgOf = (el) => {
+    const chain = [];
+    for (let e = el; e; e = e.parentElement) chain.unshift(e);
+    let bg = [255, 255, 255, 1];
+    for (const e of chain) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c && c[3] > 0) bg = blend(c, bg);
+    }
+    return bg;
+  };
+  const bad = [];
+  let checked = 0, min = Infinity;
+  for (const root of document.querySelectorAll(roots)) {
+    for (const el of [root, ...root.querySelectorAll('*')]) {
+      const own = [...el.childNodes].filter((n) => n.nodeType === 3 && n.textContent.trim()).map((n) => n.textContent.trim()).join(' ');
+      if (!own || !el.getClientRects().length || el.closest('.sr-only')) continue;
+      const cs = getComputedStyle(el);
+      if (cs.visibility === 'hidden') continue;
+      let opacity = 1;
+      for (let e = el; e; e = e.parentElement) opacity *= +getComputedStyle(e).opacity;
+      const color = parse(cs.color);
+      if (!color || opacity === 0) continue;
+      const bg = bgOf(el);
+      const fg = blend([color[0], color[1], color[2], color[3] * opacity], bg);
+      const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+      const ratio = (a + 0.05) / (b + 0.05);
+      const size = parseFloat(cs.fontSize), bold = +cs.fontWeight >= 700;
+      const need = size >= 24 || (size >= 18.66 && bold) ? 3 : 4.5;
+      checked++;
+      min = Math.min(min, ratio);
+      if (ratio < need) bad.push(`${el.tagName.toLowerCase()}.${el.className} "${own.slice(0, 30)}" ${ratio.toFixed(2)} < ${need} (${cs.color} on ${bg.slice(0, 3).map(Math.round).join(',')})`);
+    }
+  }
+  return { bad, checked, min };
+}
