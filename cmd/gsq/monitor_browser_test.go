@@ -17,6 +17,7 @@ import (
 
 	"github.com/gsq-project/gsq/internal/peertest"
 	"github.com/gsq-project/gsq/internal/sim"
+	"github.com/gsq-project/gsq/internal/testutil"
 	"github.com/gsq-project/gsq/store"
 )
 
@@ -101,6 +102,7 @@ func seedHistory(t *testing.T, db, name, target string) {
 	now := time.Now()
 	rng := rand.New(rand.NewPCG(1, 2))
 	var samples []store.Sample
+	var online []string // the players of the last list
 	n := 4
 	for at := now.Add(-time.Hour); at.Before(now.Add(-10 * time.Second)); at = at.Add(10 * time.Second) {
 		x := now.Sub(at).Minutes()
@@ -113,11 +115,21 @@ func seedHistory(t *testing.T, db, name, target string) {
 			n--
 		}
 		smp := store.Sample{Server: name, Time: at, Up: !(x > 38 && x < 41), Players: n, MaxPlayers: 16, Bots: 0, Map: "de_dust2", Ping: time.Millisecond}
+		var names []string
 		if smp.Up {
 			for j := range n {
-				smp.PlayerList = append(smp.PlayerList, store.PlayerSeen{Name: pool[(j+int(x/7))%len(pool)], Score: int64(j * 3)})
+				names = append(names, pool[(j+int(x/7))%len(pool)])
+				smp.PlayerList = append(smp.PlayerList, store.PlayerSeen{Name: names[j], Score: int64(j * 3)})
 			}
 		}
+		joined, left := testutil.Diff(online, names)
+		for _, p := range left {
+			smp.Sessions = append(smp.Sessions, store.SessionChange{Player: p, Left: true})
+		}
+		for _, p := range joined {
+			smp.Sessions = append(smp.Sessions, store.SessionChange{Player: p})
+		}
+		online = names
 		samples = append(samples, smp)
 	}
 	if err := st.Write(ctx, samples); err != nil {

@@ -15,9 +15,10 @@ import (
 // usage error (exit 2), a name that does not resolve is unreachable (exit
 // 3, from resolve).
 type hostPort struct {
-	host string         // an IP address (without brackets) or a host name
-	port uint16         // never 0
-	addr netip.AddrPort // the address, when host is an IP address
+	host      string         // an IP address (without brackets) or a host name
+	port      uint16         // never 0
+	addr      netip.AddrPort // the address, when host is an IP address
+	portGiven bool           // the address named its port
 }
 
 // parseHostPort parses HOST[:PORT] after trimming the spaces around it
@@ -29,7 +30,8 @@ func parseHostPort(s string, defaultPort uint16) (hostPort, error) {
 	if err != nil {
 		return hostPort{}, usageError("%s", addressProblem(err))
 	}
-	return hostPort{host: hp.Host, port: hp.Port, addr: hp.Addr}, nil
+	_, noPort := hostport.Parse(s, 0)
+	return hostPort{host: hp.Host, port: hp.Port, addr: hp.Addr, portGiven: noPort == nil}, nil
 }
 
 // addressProblem is what the user reads about an address that does not

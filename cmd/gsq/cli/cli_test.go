@@ -7,7 +7,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/gsq-project/gsq/internal/testutil"
+	"github.com/gsq-project/gsq/protocol"
 )
 
 // runGSQ runs gsq in a test environment and returns the exit code,
@@ -19,9 +21,7 @@ func runGSQ(t *testing.T, ctx context.Context, stdin io.Reader, environ map[stri
 	env := testEnv(stdin, environ)
 	env.Stdout, env.Stderr = &stdout, &stderr
 	if ctx == nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
+		ctx = testutil.Context(t)
 	}
 	code := env.Run(ctx, args)
 	return code, stdout.String(), stderr.String()
@@ -107,6 +107,23 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// The usage hint names the command the user ran, nested ones whole.
+func TestUsageHintNamesTheCommand(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"query", "--nope", "x"}, "run 'gsq query --help'"},
+		{[]string{"monitor", "targets", "add"}, "run 'gsq monitor targets add --help'"},
+		{[]string{"frobnicate"}, "run 'gsq --help'"},
+	} {
+		if code, _, stderr := runGSQ(t, nil, nil, nil, tt.args...); code != ExitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %q", tt.args, code, stderr, tt.want)
+		}
+	}
+}
+
 func TestVersionAndHelp(t *testing.T) {
 	code, stdout, _ := runGSQ(t, nil, nil, nil, "--help")
 	if code != ExitOK || !strings.Contains(stdout, "query") || !strings.Contains(stdout, "serve") {
@@ -172,12 +189,12 @@ func TestCompletion(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"__complete", "query", "--protocol", ""}, []string{"a2s", "ogp"}},
-		{[]string{"__complete", "scan", "--protocol", ""}, []string{"a2s", "ogp"}},
+		{[]string{"__complete", "query", "--protocol", ""}, protocol.Names()},
+		{[]string{"__complete", "scan", "--protocol", ""}, protocol.Names()},
 		{[]string{"__complete", "query", "--dialect", ""}, []string{"v0.91", "v1"}},
 		{[]string{"__complete", "scan", "--dialect", ""}, []string{"v0.91", "v1"}},
 		{[]string{"__complete", "query", "--fields", "info,p"}, []string{"info,players"}},
-		{[]string{"__complete", "scan", "--fields", "info,players,"}, []string{"info,players,teams", "info,players,rules", "info,players,addons", "info,players,limits", "info,players,colors"}},
+		{[]string{"__complete", "scan", "--fields", "info,players,"}, []string{"info,players,teams", "info,players,rules", "info,players,addons", "info,players,limits", "info,players,colors", "info,players,dynamic"}},
 	} {
 		_, stdout, _ := runGSQ(t, nil, nil, nil, tt.args...)
 		lines := strings.Split(strings.TrimSpace(stdout), "\n")

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gsq-project/gsq/a2s"
 	"github.com/gsq-project/gsq/internal/sim"
+	"github.com/gsq-project/gsq/protocol"
 	"github.com/gsq-project/gsq/rcon"
 )
 
@@ -53,9 +53,13 @@ func runDemo(ctx context.Context, env *Env) error {
 	fmt.Fprintf(out, "Started a simulated game server on %s (A2S and OGP over UDP, RCON over TCP).\n\n", addr)
 
 	fmt.Fprintf(out, "$ gsq query %s\n", addr)
-	client := &a2s.Client{Timeout: time.Second}
+	client := &protocol.Client{}
 	defer client.Close()
-	if err := printA2SQuery(ctx, out, client, addr); err != nil {
+	q, err := protocol.Default.Prepare(protocol.Settings{})
+	if err != nil {
+		return err
+	}
+	if err := printQuery(ctx, out, client, q, addr); err != nil {
 		return err
 	}
 
@@ -75,8 +79,8 @@ func runDemo(ctx context.Context, env *Env) error {
 			fmt.Fprintln(out)
 		}
 	}
-	fmt.Fprintf(out, "\nNext: run 'gsq serve' in one terminal and 'gsq query 127.0.0.1:27015' or 'gsq rcon 127.0.0.1:27015' in another,\n"+
-		"or 'gsq monitor --demo' to watch a simulated fleet over time in your browser.\n")
+	fmt.Fprintf(out, "\nNext: run 'gsq serve' in one terminal and 'gsq query %[1]s' or 'gsq rcon %[1]s' in another,\n"+
+		"or 'gsq monitor --demo' to watch a simulated fleet over time in your browser.\n", defaultServeAddr)
 	return nil
 }
 

@@ -59,8 +59,8 @@ func startDemo(env *Env, l *monitor.Loader, o *monitorOptions) (stop func(), err
 			ln.Close()
 		}
 	}
-	fmt.Fprintf(env.Stdout, "gsq monitor --demo: %d simulated servers on %s and up; players come and go every few seconds.\n",
-		fleet.Len(), fleet.Addr(0).Addr())
+	fmt.Fprintf(env.Stdout, "gsq monitor --demo: %s on %s and up; players come and go every few seconds.\n",
+		plural(fleet.Len(), "simulated server"), fleet.Addr(0).Addr())
 	end := "Ctrl-C stops the demo and deletes its history."
 	if dir == "" {
 		end = "Ctrl-C stops the demo; its history stays in " + store.Describe(l.DB) + "."

@@ -3,14 +3,12 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gsq-project/gsq/monitor"
+	"github.com/gsq-project/gsq/internal/duration"
 	"github.com/gsq-project/gsq/store"
 )
 
@@ -25,7 +23,8 @@ func newMonitorExportCmd(env *Env) *cobra.Command {
 		Short: "Write the monitor's history as CSV or JSON lines",
 		Long: `Write the history gsq monitor kept to standard output, streaming: the
 raw samples (one per poll: time, server, up, players, max_players, bots,
-map, version, ping_ms), or the buckets of a rollup level.
+map, version, ping_ms), or the buckets of a rollup level: the figures the
+page and the API show, the last minutes (not rolled up yet) included.
 
 TIME is RFC 3339 (2026-11-24T21:00:00Z), a date (2026-11-24, UTC), or a
 duration back from now (-24h, -7d). The database may be in use by a running
@@ -67,20 +66,9 @@ func runMonitorExport(ctx context.Context, env *Env, o *exportOptions) error {
 	if eo.To, err = exportTime("--to", o.to, now); err != nil {
 		return err
 	}
-	dsn := o.db
-	if dsn == "" {
-		if dsn, err = store.DefaultPath(); err != nil {
-			return withCode(ExitFailure, err)
-		}
-	}
-	if !strings.Contains(dsn, "://") && !strings.HasPrefix(dsn, "file:") {
-		if _, err := os.Stat(dsn); err != nil {
-			return withCode(ExitFailure, fmt.Errorf("monitor export: no history at %s: %w", dsn, err))
-		}
-	}
-	st, err := store.Open(ctx, dsn)
+	st, err := openHistory(ctx, "export", o.db)
 	if err != nil {
-		return withCode(ExitFailure, err)
+		return err
 	}
 	defer st.Close()
 	if err := store.Export(ctx, st, env.Stdout, eo); err != nil {
@@ -92,22 +80,15 @@ func runMonitorExport(ctx context.Context, env *Env, o *exportOptions) error {
 	return st.Close()
 }
 
-// exportTime reads a --from or --to value; "" is the zero time.
+// exportTime reads a --from or --to value in the API's grammar
+// (duration.ParseTime); "" is the zero time.
 func exportTime(flag, s string, now time.Time) (time.Time, error) {
-	switch {
-	case s == "":
+	if s == "" {
 		return time.Time{}, nil
-	case strings.HasPrefix(s, "-"):
-		if d, err := monitor.ParseDuration(s[1:]); err == nil {
-			return now.Add(-d), nil
-		}
-	default:
-		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-			return t, nil
-		}
-		if t, err := time.Parse(time.DateOnly, s); err == nil {
-			return t, nil
-		}
 	}
-	return time.Time{}, usageError("%s: %q is not a time: write RFC 3339 (2026-11-24T21:00:00Z), a date (2026-11-24) or -DURATION (-24h)", flag, s)
+	t, err := duration.ParseTime(s, now)
+	if err != nil {
+		return time.Time{}, usageError("%s: %v", flag, err)
+	}
+	return t, nil
 }

@@ -7,130 +7,156 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/protocol"
 	"github.com/gsq-project/gsq/result"
 )
 
-func init() { queryProtocols["a2s"] = newA2SQuery }
-
-// defaultA2SPort is the usual Source query port.
-const defaultA2SPort = 27015
-
-// a2sQuery is `gsq query --protocol a2s`: one client shared by every
-// server asked.
-type a2sQuery struct {
-	client   *a2s.Client
-	sections []result.Section // in the order they print
-	want     a2s.Sections
-}
-
-// a2sSections maps the sections of a result to those of a conversation.
-var a2sSections = map[result.Section]a2s.Sections{
-	result.SectionInfo:    a2s.SectionInfo,
-	result.SectionPlayers: a2s.SectionPlayers,
-	result.SectionRules:   a2s.SectionRules,
-}
-
-func newA2SQuery(env *Env, o *queryOptions) (queryProtocol, error) {
-	names, err := querySections(o, "A2S", []string{"info", "players", "rules"}, []string{"info", "players", "rules"})
-	if err != nil {
-		return nil, err
-	}
-	// The query's context bounds it by --deadline (with the name's
-	// resolution): no deadline of the client's own.
-	c := &a2s.Client{Timeout: o.timeout, Retries: zeroIsNone(o.retries), Deadline: -1, PadInfo: o.padInfo}
-	if o.debug {
-		c.Debug = hexDumper(env.Stderr, a2s.Describe)
-	}
-	return newA2SSections(c, names), nil
-}
-
-// newA2SSections is the query of the named sections with c.
-func newA2SSections(c *a2s.Client, names []string) *a2sQuery {
-	q := &a2sQuery{client: c}
-	for _, n := range names {
-		s := result.Section(n)
-		q.sections = append(q.sections, s)
-		q.want |= a2sSections[s]
-	}
-	return q
-}
-
-func (*a2sQuery) name() result.Protocol { return result.A2SProtocol }
-func (*a2sQuery) defaultPort() uint16   { return defaultA2SPort }
-func (q *a2sQuery) close()              { q.client.Close() }
-
-// ask asks the sections in one conversation (a2s.Client.Query): the first
-// alone, as it earns the server's challenge, then the others together.
-// A server that answers nothing is asked nothing more. Each section is
-// sent to updates as soon as it ends.
-func (q *a2sQuery) ask(ctx context.Context, addr netip.AddrPort, updates chan<- update) {
-	q.client.QueryFunc(ctx, addr, q.want, func(ended a2s.Sections, r *a2s.Result) {
-		for _, s := range q.sections {
-			if ended&a2sSections[s] == 0 {
-				continue
-			}
-			part := a2s.Result{RTT: r.RTT} // one section, copied: r is the client's
-			switch s {
-			case result.SectionInfo:
-				part.Info, part.GoldSource, part.InfoErr = r.Info, r.GoldSource, r.InfoErr
-			case result.SectionPlayers:
-				part.Players, part.PlayersErr = r.Players, r.PlayersErr
-			case result.SectionRules:
-				part.Rules, part.RulesErr = r.Rules, r.RulesErr
-			}
-			updates <- update{s, func(res *result.Result) { res.SetA2S(&part) }}
+// renderSection prints section s of r (sectionAll: every section) as a
+// table: with the table of r's protocol when gsq has one (A2S, OGP), else
+// the summary and the player list any protocol gives.
+func renderSection(w io.Writer, r *result.Result, q protocol.Query, s result.Section, color bool) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	defer tw.Flush()
+	if r.Err != nil && len(r.Errors) == 0 {
+		switch {
+		case s != sectionAll:
+		case r.Err.Kind == result.KindCanceled:
+			fmt.Fprintf(tw, "  canceled\tinterrupted before the server answered\n")
+		default:
+			fmt.Fprintf(tw, "  error\t%s\n", r.Err)
 		}
-	})
+		return
+	}
+	// Sections that Ctrl-C canceled take one line in all, after the
+	// others (or with the last of them, section by section), rather than
+	// an error line each that says "context canceled".
+	var canceled []string
+	var rest []result.SectionError
+	for _, e := range r.Errors {
+		if e.Err.Kind == result.KindCanceled {
+			canceled = append(canceled, string(e.Section))
+		} else {
+			rest = append(rest, e)
+		}
+	}
+	if len(canceled) > 0 {
+		cp := *r
+		cp.Errors, r = rest, &cp
+		defer func() {
+			if s == sectionAll || string(s) == canceled[len(canceled)-1] {
+				fmt.Fprintf(tw, "\n%s\tcanceled: interrupted before the server answered\n", strings.Join(canceled, ", "))
+			}
+		}()
+		if slices.Contains(canceled, string(s)) {
+			return
+		}
+	}
+	switch d := r.Detail.(type) {
+	case *result.A2S:
+		renderA2S(tw, r, d, q.Sections(), s)
+	case *result.OGP:
+		if s == sectionAll || s == q.Sections()[len(q.Sections())-1] {
+			renderOGP(tw, r, d, color) // every section at once
+		}
+	case *result.Minecraft:
+		renderMinecraft(tw, r, d, color)
+	default:
+		renderNeutral(tw, r, q.Sections(), s)
+	}
 }
 
-// hint explains a server that answered nothing.
-func (q *a2sQuery) hint(r *result.Result) string {
-	if r.Err == nil || len(r.Errors) == 0 { // answered, or never asked
+// queryHint explains a server of protocol p that answered nothing: its
+// split reply came in part, or it is silent or closed on this port.
+func queryHint(p *protocol.Protocol, r *result.Result) string {
+	if r.Err == nil || len(r.Errors) == 0 || !r.Addr.IsValid() { // answered, never asked, or no address found
 		return ""
 	}
 	switch r.Err.Kind {
 	case result.KindTimeout:
-		if errors.Is(r.Err.Err, a2s.ErrIncomplete) {
-			return lostFragments(r.Addr, "reply")
+		if p.ErrIncomplete != nil && errors.Is(r.Err.Err, p.ErrIncomplete) {
+			return fmt.Sprintf("%s answered, but fragments of its split reply were lost on the way: "+
+				"try again, or give it more --retries or a longer --deadline", r.Addr)
 		}
-		return fmt.Sprintf("no answer from %s: the query port often differs from the game port "+
-			"(try the server's query port, commonly 27015 or game port + 1)", r.Addr)
+		if p.PortHint != "" {
+			return fmt.Sprintf("no answer from %s: %s", r.Addr, p.PortHint)
+		}
 	case result.KindUnreachable:
-		return fmt.Sprintf("nothing listens on %s/udp: the query port often differs from the game port "+
-			"(try the server's query port, commonly 27015 or game port + 1)", r.Addr)
+		if p.PortHint != "" {
+			return fmt.Sprintf("nothing listens on %s/%s: %s", r.Addr, p.Transport, p.PortHint)
+		}
 	}
 	return ""
 }
 
-// lostFragments is the hint for a server at addr whose split reply (the
-// protocol's word for it) came only in part.
-func lostFragments(addr netip.AddrPort, reply string) string {
-	return fmt.Sprintf("%s answered, but fragments of its split %s were lost on the way: "+
-		"try again, or give it more --retries or a longer --deadline", addr, reply)
-}
-
-// render prints section s of r (sectionAll: every section) as a table.
-func (q *a2sQuery) render(w io.Writer, r *result.Result, s result.Section) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	defer tw.Flush()
+// renderNeutral prints section s (sectionAll: every section) of a
+// protocol gsq has no table for: the summary with the info, the player
+// list with the players, the error of a section that failed.
+func renderNeutral(tw *tabwriter.Writer, r *result.Result, sections []result.Section, s result.Section) {
 	if s == sectionAll {
-		if r.Err != nil && len(r.Errors) == 0 {
-			fmt.Fprintf(tw, "  error\t%s\n", r.Err)
-			return
-		}
-		for _, s := range q.sections {
-			q.render(tw, r, s)
+		for _, s := range sections {
+			renderNeutral(tw, r, sections, s)
 			tw.Flush()
 		}
 		return
 	}
-	a, err := r.A2S, r.SectionErr(s)
+	if err := r.SectionErr(s); err != nil {
+		fmt.Fprintf(tw, "\n%s\terror: %s\n", s, err)
+		return
+	}
+	switch s {
+	case result.SectionInfo:
+		renderSummary(tw, &r.Summary)
+	case result.SectionPlayers:
+		if list := r.PlayerList(); list != nil {
+			fmt.Fprintf(tw, "\nplayers (%d)\n", len(list))
+			// Names alone when the protocol reports no score or time.
+			namesOnly := !slices.ContainsFunc(list, func(p result.Player) bool { return p.Score != 0 || p.Duration != 0 })
+			for _, p := range list {
+				if namesOnly {
+					fmt.Fprintf(tw, "  %s\n", printable(p.Name))
+					continue
+				}
+				fmt.Fprintf(tw, "  %s\t%d\t%s\n", printable(p.Name), p.Score, p.Duration.Round(time.Second))
+			}
+		}
+	}
+}
+
+// renderSummary prints what every protocol can say about a server.
+func renderSummary(w io.Writer, s *result.Summary) {
+	str := func(k string, v *string) {
+		if v != nil && *v != "" {
+			fmt.Fprintf(w, "  %s\t%s\n", k, printable(*v))
+		}
+	}
+	str("name", s.Name)
+	str("map", s.Map)
+	str("game", s.Game)
+	if s.Players != nil && s.MaxPlayers != nil {
+		fmt.Fprintf(w, "  players\t%d/%d\n", *s.Players, *s.MaxPlayers)
+	}
+	str("version", s.Version)
+	str("connect", s.Connect)
+}
+
+// renderA2S prints section s of r, asked sections (sectionAll: every
+// one), as a table.
+func renderA2S(tw *tabwriter.Writer, r *result.Result, a *result.A2S, sections []result.Section, s result.Section) {
+	if s == sectionAll {
+		for _, s := range sections {
+			renderA2S(tw, r, a, sections, s)
+			tw.Flush()
+		}
+		return
+	}
+	err := r.SectionErr(s)
 	switch {
 	case s == result.SectionInfo && a.Info != nil:
 		renderInfo(tw, a.Info)
@@ -151,22 +177,13 @@ func (q *a2sQuery) render(w io.Writer, r *result.Result, s result.Section) {
 	}
 }
 
-// printA2SQuery asks addr for info, players and rules with c, as
-// `gsq query` does, and prints the table on w. The error, when a section
-// failed, carries the exit code. gsq demo uses it.
-func printA2SQuery(ctx context.Context, w io.Writer, c *a2s.Client, addr netip.AddrPort) error {
-	q := newA2SSections(c, []string{"info", "players", "rules"})
-	updates := make(chan update, 8)
-	go func() {
-		defer close(updates)
-		q.ask(ctx, addr, updates)
-	}()
-	r := result.New(addr.String(), addr, result.A2SProtocol)
-	for u := range updates {
-		u.apply(r)
-	}
+// printQuery asks addr for what q says with c, as `gsq query` does, and
+// prints the table on w. The error, when a section failed, carries the
+// exit code. gsq demo uses it.
+func printQuery(ctx context.Context, w io.Writer, c *protocol.Client, q protocol.Query, addr netip.AddrPort) error {
+	r := c.Ask(ctx, q, addr.String(), addr, protocol.Waits{Timeout: time.Second}, nil)
 	renderHeader(w, r)
-	q.render(w, r, sectionAll)
+	renderSection(w, r, q, sectionAll, false)
 	if code := resultExitCode(r); code != ExitOK {
 		return withCode(code, fmt.Errorf("query %s: %v", addr, r.Errors[0].Err))
 	}
@@ -253,10 +270,10 @@ func formatDuration(seconds float32) string {
 	return (time.Duration(seconds) * time.Second).Round(time.Second).String()
 }
 
-// hexDumper returns a client debug hook (a2s.Client.Debug, ogp.Client.Debug)
-// that writes each datagram to w as a hex dump headed by its direction,
-// peer, size and what describe makes of it. Queries run concurrently, so
-// writes are serialised.
+// hexDumper returns a client debug hook (protocol.Client.Debug) that
+// writes each datagram to w as a hex dump headed by its direction, peer,
+// size and what describe (the protocol's, nil for none) makes of it.
+// Queries run concurrently, so writes are serialised.
 func hexDumper(w io.Writer, describe func([]byte) string) func(dir string, addr netip.AddrPort, b []byte) {
 	var mu sync.Mutex
 	return func(dir string, addr netip.AddrPort, b []byte) {
@@ -266,7 +283,11 @@ func hexDumper(w io.Writer, describe func([]byte) string) func(dir string, addr 
 		if dir == "recv" {
 			arrow = "<-"
 		}
-		fmt.Fprintf(w, "%s %s %s %d bytes: %s\n%s", dir, arrow, addr, len(b), describe(b), hex.Dump(b))
+		desc := ""
+		if describe != nil {
+			desc = describe(b)
+		}
+		fmt.Fprintf(w, "%s %s %s %d bytes: %s\n%s", dir, arrow, addr, len(b), desc, hex.Dump(b))
 	}
 }
 

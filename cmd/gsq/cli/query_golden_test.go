@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gsq-project/gsq/a2s/a2stest"
+	"github.com/gsq-project/gsq/minecraft/mctest"
 	"github.com/gsq-project/gsq/ogp/ogptest"
 )
 
@@ -49,6 +51,35 @@ func TestGolden(t *testing.T) {
 			}
 			checkGolden(t, "ogp-"+p.Name, srv.Addr().String(), append(args, srv.Addr().String()))
 		})
+	}
+}
+
+// TestGoldenMinecraft does the same for every minecraft/mctest profile:
+// minecraft (Server List Ping) and, where the profile answers them,
+// mcquery and bedrock, each in a file of its own.
+func TestGoldenMinecraft(t *testing.T) {
+	t.Parallel()
+	for _, p := range mctest.Profiles() {
+		srv := mctest.NewServer(p)
+		t.Cleanup(srv.Close)
+		run := func(proto string, addr netip.AddrPort) {
+			t.Run(proto+"-"+p.Name, func(t *testing.T) {
+				t.Parallel()
+				checkGolden(t, proto+"-"+p.Name, addr.String(), []string{"query", "--json", "--protocol", proto, addr.String()})
+			})
+		}
+		if !p.NoJava {
+			run("minecraft", srv.Addr())
+		}
+		switch {
+		case p.Query && !p.NoJava:
+			run("mcquery", srv.Addr())
+		case p.Query:
+			run("mcquery", srv.BedrockAddr())
+		}
+		if p.Bedrock {
+			run("bedrock", srv.BedrockAddr())
+		}
 	}
 }
 

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gsq-project/gsq/a2s"
+	"github.com/gsq-project/gsq/internal/neterr"
 	"github.com/gsq-project/gsq/ogp"
+	"github.com/gsq-project/gsq/protocol"
 	"github.com/gsq-project/gsq/result"
 )
 
@@ -17,18 +20,19 @@ func TestQueryHintIncompleteSplit(t *testing.T) {
 	t.Parallel()
 	addr := netip.MustParseAddrPort("127.0.0.1:27015")
 	for _, tc := range []struct {
-		hint func(*result.Result) string
+		p    *protocol.Protocol
 		err  error
 		want string
 	}{
-		{(&a2sQuery{}).hint, fmt.Errorf("a2s: rules: %w: %w", a2s.ErrTimeout, a2s.ErrIncomplete), "answered, but fragments of its split reply were lost"},
-		{(&a2sQuery{}).hint, a2s.ErrTimeout, "the query port often differs"},
-		{(&ogpQuery{}).hint, fmt.Errorf("ogp: query: %w: %w", ogp.ErrTimeout, ogp.ErrIncomplete), "answered, but fragments of its split answer were lost"},
-		{(&ogpQuery{}).hint, ogp.ErrTimeout, "OGP servers answer on their query port"},
+		{protocol.A2S, fmt.Errorf("a2s: rules: %w: %w", a2s.ErrTimeout, a2s.ErrIncomplete), "answered, but fragments of its split reply were lost"},
+		{protocol.A2S, a2s.ErrTimeout, "the query port often differs"},
+		{protocol.A2S, fmt.Errorf("a2s: info: %w", &neterr.Unreachable{Sentinel: a2s.ErrUnreachable, Err: syscall.ECONNREFUSED}), "nothing listens on 127.0.0.1:27015/udp: the query port"},
+		{protocol.OGP, fmt.Errorf("ogp: query: %w: %w", ogp.ErrTimeout, ogp.ErrIncomplete), "answered, but fragments of its split reply were lost"},
+		{protocol.OGP, ogp.ErrTimeout, "OGP servers answer on their query port"},
 	} {
 		e := result.NewError(tc.err)
 		r := &result.Result{Addr: addr, Err: e, Errors: []result.SectionError{{Section: result.SectionInfo, Err: e}}}
-		if got := tc.hint(r); !strings.Contains(got, tc.want) {
+		if got := queryHint(tc.p, r); !strings.Contains(got, tc.want) {
 			t.Errorf("%v: hint %q, want %q", tc.err, got, tc.want)
 		}
 	}

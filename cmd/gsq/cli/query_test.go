@@ -373,6 +373,23 @@ func TestQueryInterrupted(t *testing.T) {
 	}
 }
 
+// TestQueryCtrlCSaysSoOnce: Ctrl-C while a silent server is asked prints
+// one line, not "context canceled" once per section (issue 19, user row 8).
+func TestQueryCtrlCSaysSoOnce(t *testing.T) {
+	t.Parallel()
+	srv := newFakeA2S(t, func(byte) []byte { return nil })
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-srv.got
+		cancel()
+	}()
+	code, stdout, stderr := runGSQ(t, ctx, nil, nil, "query", "--timeout", "1h", srv.addr())
+	if code != ExitInterrupted || strings.Contains(stdout+stderr, "context canceled") || strings.Count(stdout, "canceled") != 1 ||
+		!strings.Contains(stdout, "info, players, rules  canceled: interrupted before the server answered\n") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
+
 // A server that answers info and players, and rules that do not parse:
 // the rules section reports its own error while the others still print.
 func TestQueryPartial(t *testing.T) {
@@ -426,7 +443,7 @@ func TestQueryFields(t *testing.T) {
 		{"query", "--fields", "info,nope", srv.Addr().String()},
 		{"scan", "--fields", "addons", srv.Addr().String()},
 	} {
-		if code, _, stderr := runGSQ(t, nil, nil, nil, args...); code != ExitUsage || !strings.Contains(stderr, "A2S has no section") {
+		if code, _, stderr := runGSQ(t, nil, nil, nil, args...); code != ExitUsage || !strings.Contains(stderr, "a2s has no section") {
 			t.Errorf("%v: exit %d, %s", args, code, stderr)
 		}
 	}

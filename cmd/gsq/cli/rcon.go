@@ -9,28 +9,35 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gsq-project/gsq/battleye"
+	"github.com/gsq-project/gsq/console"
 	"github.com/gsq-project/gsq/internal/jsonenc"
+	"github.com/gsq-project/gsq/internal/yamlconf"
+	"github.com/gsq-project/gsq/palworld"
 	"github.com/gsq-project/gsq/rcon"
 	"github.com/gsq-project/gsq/rcon/mctext"
 	"github.com/gsq-project/gsq/result"
+	"github.com/gsq-project/gsq/sdtd"
+	"github.com/gsq-project/gsq/webrcon"
 )
 
 func init() { register(newRconCmd) }
 
 // Default RCON ports.
 const (
-	sourceRconPort    = 27015
-	minecraftRconPort = 25575
+	sourceRconPort    = rcon.DefaultSourcePort
+	minecraftRconPort = rcon.DefaultMinecraftPort
 )
 
 // rconOptions are the flags of `gsq rcon`.
@@ -52,22 +59,49 @@ type rconOptions struct {
 	looseIDs        bool
 	encoding        string
 	printConfig     bool
+	protocol        string
+	follow          bool
 }
 
 func newRconCmd(env *Env) *cobra.Command {
 	o := &rconOptions{}
 	cmd := &cobra.Command{
-		Use:   "rcon [HOST[:PORT]|NAME|rcon://[:PASSWORD@]HOST[:PORT]] [COMMAND...]",
-		Short: "Run commands on a server over Source or Minecraft RCON",
-		Long: `Run commands on a game server over Source RCON or Minecraft RCON.
+		Use:   "rcon [HOST[:PORT]|NAME|SCHEME://[:PASSWORD@]HOST[:PORT]] [COMMAND...]",
+		Short: "Run commands on a server's console: Source, Minecraft, WebRCON, BattlEye, Palworld, telnet",
+		Long: `Run commands on a game server's remote console: Source RCON or
+Minecraft RCON by default, or, with --protocol, a URL scheme or a
+configured server's protocol key:
+
+  --protocol  scheme       games                       default port
+  source      rcon://      Source engine, Rust legacy  ` + fmt.Sprint(sourceRconPort) + `/tcp
+  minecraft   rcon://      Minecraft, Palworld RCON    ` + fmt.Sprint(minecraftRconPort) + `/tcp
+  webrcon     webrcon://   Rust (+rcon.web 1)          ` + fmt.Sprint(webrcon.DefaultPort) + `/tcp
+  battleye    battleye://  DayZ, Arma 2/3, Reforger    ` + fmt.Sprint(battleye.DefaultPort) + `/udp
+  palworld    palworld://  Palworld (REST API)         ` + fmt.Sprint(palworld.DefaultPort) + `/tcp
+  telnet      telnet://    7 Days to Die               ` + fmt.Sprint(sdtd.DefaultPort) + `/tcp
+
+A Source RCON login that finds another console (a 7 Days to Die telnet
+port, Palworld's REST API, an HTTP or WebSocket port such as Rust's
+WebRCON) says which --protocol to use. Palworld's REST API maps the
+console commands onto its endpoints:
+
+  ` + strings.Join(palworld.Commands, "\n  ") + `
+
+--follow prints what the server says unasked (chat, joins and leaves,
+kills, reports, log lines) as it comes, one line each ("[chat/global]
+Name: text"), or one JSON object each with --json, until Ctrl-C; the
+commands given run first. Over Palworld's REST API, which pushes
+nothing, joins and leaves come from the player list, asked every 5s.
 
 Each COMMAND argument runs as one command. -f FILE runs a script: one
 command per line, blank lines and lines starting with # or ; skipped. With no
 command and a piped stdin, stdin is read as a script. With no command and
 a terminal, gsq opens an interactive shell with line editing, Ctrl-R
 history search, Tab completion of command names and history kept in
-$XDG_STATE_HOME/gsq/rcon_history; :q or Ctrl-D leaves it. A connection
-lost between commands is dialled again before the next command is sent.
+$XDG_STATE_HOME/gsq/rcon_history; :q or Ctrl-D leaves it. A lost
+connection is dialled again in the background, at once if it had served
+a command, else after a pause of 1 s doubling up to 30 s; the next command
+waits for it, and gsq says so between commands.
 
 The server is the first argument, or --host (then every argument is a
 command). With $RCON_HOST or $MCRCON_HOST set (the port from $RCON_PORT or
@@ -89,7 +123,7 @@ server that logs in and never answers a command fails after another
 --timeout, exit 3. The worst case is --timeout for the login plus
 --timeout per command run (only the first, unless --continue-on-error).
 
-The port defaults to 27015 (source, cs2) or 25575 (minecraft). Without
+The port defaults to ` + fmt.Sprint(sourceRconPort) + ` (source, cs2) or ` + fmt.Sprint(minecraftRconPort) + ` (minecraft). Without
 --dialect, port 25575 means minecraft and any other port source. Write
 IPv6 addresses as [addr]:port.
 
@@ -124,7 +158,10 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 timeout or unreachable,
 		Example: `  gsq rcon 127.0.0.1 status
   RCON_PASSWORD=secret gsq rcon mc.example.com:25575 list "say hello"
   gsq rcon --json -f nightly.txt survival
-  echo status | gsq rcon --password-file /run/secrets/rcon 10.0.0.5`,
+  echo status | gsq rcon --password-file /run/secrets/rcon 10.0.0.5
+  gsq rcon webrcon://:secret@rust.example.com serverinfo
+  gsq rcon --protocol battleye -p secret 10.0.0.7:2306 players
+  gsq rcon --follow --json telnet://:secret@127.0.0.1:8081`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && o.host == "" && envHost(env) == "" {
 				return usageError("rcon needs a HOST[:PORT], the NAME of a configured server, --host or $RCON_HOST")
@@ -153,12 +190,14 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 timeout or unreachable,
 	f.BoolVar(&o.looseIDs, "loose-ids", false, "accept replies with id 0, -1 or 42 for servers that do not echo ids (commands become serial)")
 	f.StringVar(&o.encoding, "encoding", "auto", "how to read output: auto (UTF-8, else Latin-1 for the bytes that are not), utf8 (bad bytes as U+FFFD) or latin1")
 	f.BoolVar(&o.printConfig, "print-config", false, "print the settings the server would be reached with (never the password) and exit")
+	f.StringVar(&o.protocol, "protocol", "", "console protocol: "+strings.Join(consoleProtocols, ", ")+" (default source, or minecraft on port 25575)")
+	f.BoolVar(&o.follow, "follow", false, "after the commands, print what the server says unasked (chat, joins, log lines) until Ctrl-C")
 	registerRconCompletions(env, cmd, o)
 	return cmd
 }
 
 // rconDialects are the --dialect values.
-var rconDialects = []string{"source", "cs2", "minecraft"}
+var rconDialects = []string{rcon.DialectSource.String(), rcon.DialectCS2.String(), rcon.DialectMinecraft.String()}
 
 // envHost is the server named by the environment, for mcrcon-style use:
 // $RCON_HOST or $MCRCON_HOST, with $RCON_PORT or $MCRCON_PORT when the
@@ -193,6 +232,9 @@ type rconTarget struct {
 	opts     rcon.Options
 	servers  string                // the config file's server names, for hints
 	decode   func(b []byte) string // --encoding
+	protocol string                // "" (Source or Minecraft RCON by the port), or one of consoleProtocols
+	follow   bool                  // --follow
+	restPort uint16                // where a refused RCON port's host may serve Palworld's REST API; 0: its default
 }
 
 // decoders are the --encoding choices.
@@ -237,8 +279,8 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 		return err
 	}
 	defer closeScript()
-	shell := len(commands) == 0 && script == nil && stdinTTY
-	if len(commands) == 0 && script == nil {
+	shell := len(commands) == 0 && script == nil && stdinTTY && !o.follow
+	if len(commands) == 0 && script == nil && !o.follow {
 		if stdinTTY {
 			if o.json {
 				return usageError("--json needs commands: give them as arguments, with -f or on stdin")
@@ -252,9 +294,13 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 		return err
 	}
 	t.decode = decode
+	t.follow = o.follow
 	t.opts.KeepAlive, t.opts.LooseIDs = o.keepAlive, o.looseIDs
 	if o.debug {
 		t.opts.Debug = rconDumper(env.Stderr, t.addr)
+		if !isRconProtocol(t.protocol) {
+			t.opts.Debug = consoleDumper(env.Stderr, t.addr)
+		}
 		t.opts.Logf = func(format string, args ...any) {
 			fmt.Fprintf(env.Stderr, "gsq: debug: "+format+"\n", args...)
 		}
@@ -264,17 +310,19 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 		return nil
 	}
 	out := newRconPrinter(env, o)
-	// A connection lost after an answer arrived whole is dialled again
-	// before the next command; say so.
+	// A lost connection is dialled again in the background; say so,
+	// between commands (a note printed during the shell's prompt would
+	// garble it).
 	t.opts.OnReconnect = func(attempt int, err error) {
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "gsq: reconnecting to %s (attempt %d) failed: %v\n", t.addr, attempt, err)
+			out.note("gsq: reconnecting to %s (attempt %d) failed: %v", t.addr, attempt, err)
 			return
 		}
-		fmt.Fprintf(env.Stderr, "gsq: the connection to %s was lost; reconnected\n", t.addr)
+		out.note("gsq: the connection to %s was lost; reconnected", t.addr)
 	}
 	client, err := t.dial(ctx)
 	if err != nil {
+		err = t.detectProtocol(ctx, err)
 		code := out.fail(t, "", err, true)
 		if !shell {
 			out.skipped(commandSource(commands, script), scriptIsFile(script), "not run: the login failed")
@@ -294,6 +342,9 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 			return silentExit(worseExit(code, ExitFailure))
 		}
 		if !ok {
+			if o.follow && code == ExitOK {
+				return followEvents(ctx, env, t, client, out)
+			}
 			return silentExit(code)
 		}
 		if i > 0 && o.wait > 0 {
@@ -302,7 +353,9 @@ func runRcon(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, 
 				return silentExit(worseExit(code, ExitFailure))
 			}
 		}
+		out.flushNotes()
 		r, err := t.exec(ctx, client, line)
+		out.flushNotes()
 		out.result(line, r, t.decode, err)
 		if err != nil {
 			code = worseExit(code, out.fail(t, line, err, false))
@@ -324,7 +377,7 @@ func pickServer(env *Env, o *rconOptions, args []string) (string, []string) {
 		return o.host, args
 	case len(args) == 0:
 		return envHost(env), nil
-	case envHost(env) != "" && !strings.HasPrefix(args[0], "rcon://") && !configuredServer(env, o, args[0]):
+	case envHost(env) != "" && !isConsoleURL(args[0]) && !configuredServer(env, o, args[0]):
 		return envHost(env), args
 	}
 	return args[0], args[1:]
@@ -357,20 +410,6 @@ func scriptIsFile(script io.Reader) bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
-// dial connects and logs in within the timeout, which Options.Timeout
-// counts from the start of Dial, whatever deadline ctx has.
-func (t *rconTarget) dial(ctx context.Context) (*rcon.Client, error) {
-	return rcon.Dial(ctx, t.addr, t.password, &t.opts)
-}
-
-// exec runs one command within the timeout and returns its raw output,
-// which then exists once: the client hands its buffer over.
-func (t *rconTarget) exec(ctx context.Context, c *rcon.Client, cmd string) (*rcon.Response, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.opts.Timeout)
-	defer cancel()
-	return c.Do(ctx, cmd)
-}
-
 // resolveRconTarget works out the address, dialect, profile, timeout and
 // password from the flags, the config file and the environment.
 func resolveRconTarget(ctx context.Context, env *Env, cmd *cobra.Command, o *rconOptions, arg string, stdinTTY bool) (*rconTarget, error) {
@@ -385,15 +424,13 @@ func resolveRconTarget(ctx context.Context, env *Env, cmd *cobra.Command, o *rco
 	flags := cmd.Flags()
 	address, dialect, profile, timeout := arg, o.dialect, o.profile, o.timeout
 	var urlPassword *string
-	if strings.HasPrefix(arg, "rcon://") {
-		u, err := url.Parse(arg)
-		if err != nil || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
-			return nil, usageError("bad URL: want rcon://[:PASSWORD@]HOST[:PORT]")
+	var urlProto, configProto string
+	if isConsoleURL(arg) {
+		u, err := parseConsoleURL(arg)
+		if err != nil {
+			return nil, usageError("%v", err)
 		}
-		address = u.Host
-		if pw, ok := u.User.Password(); ok {
-			urlPassword = &pw
-		}
+		address, urlProto, urlPassword = u.address, u.proto, u.password
 	}
 	srv, named := cfg.servers[arg]
 	if named {
@@ -410,17 +447,38 @@ func resolveRconTarget(ctx context.Context, env *Env, cmd *cobra.Command, o *rco
 		if !flags.Changed("timeout") && srv.Timeout > 0 {
 			timeout = srv.Timeout
 		}
+		configProto = srv.Protocol
 		if srv.Password != "" && !cfg.private {
 			fmt.Fprintf(env.Stderr, "gsq: hint: %s holds a password and others can read it; run: chmod 600 %s\n", cfg.path, cfg.path)
 		}
 	}
+	if !named && urlPassword == nil && bareName(arg) {
+		if near := yamlconf.Closest(arg, cfg.nameList()); near != "" {
+			return nil, usageError("no server named %q in %s (did you mean %q?); for a host of that name, give its port: %s",
+				arg, cfg.path, near, net.JoinHostPort(arg, strconv.Itoa(sourceRconPort)))
+		}
+	}
 	t := &rconTarget{opts: rcon.Options{DialTimeout: timeout, Timeout: timeout}, servers: cfg.names()}
-	if _, err := rcon.LookupProfile(profile); err != nil {
+	if flags.Changed("protocol") {
+		if _, err := parseProtocol(o.protocol); err != nil {
+			return nil, usageError("--protocol: %v", err)
+		}
+	}
+	if t.protocol, dialect, err = pickProtocol(o.protocol, urlProto, configProto, flags.Changed("protocol"), dialect, profile); err != nil {
 		return nil, usageError("%v", err)
 	}
-	t.opts.Profile = profile
-	if t.addr, t.opts.Dialect, err = rconAddress(address, dialect); err != nil {
-		return nil, usageError("%v", err)
+	if !isRconProtocol(t.protocol) {
+		if t.addr, err = consoleAddress(address, t.protocol); err != nil {
+			return nil, usageError("%v", err)
+		}
+	} else {
+		if _, err := rcon.LookupProfile(profile); err != nil {
+			return nil, usageError("%v", err)
+		}
+		t.opts.Profile = profile
+		if t.addr, t.opts.Dialect, err = rconAddress(address, dialect); err != nil {
+			return nil, usageError("%v", err)
+		}
 	}
 
 	src := passwordSource{file: o.passwordFile, configPath: cfg.path}
@@ -435,9 +493,23 @@ func resolveRconTarget(ctx context.Context, env *Env, cmd *cobra.Command, o *rco
 		src.prompt = func() (string, error) { return promptPassword(ctx, env, t.addr) }
 	}
 	if t.password, err = findPassword(env, src); err != nil && !o.printConfig {
+		if !named && bareName(arg) && len(cfg.servers) > 0 && errors.Is(err, errNoPassword) {
+			return nil, usageError("no server named %q in %s (configured: %s), and %v", arg, cfg.path, cfg.names(), err)
+		}
 		return nil, err
 	}
 	return t, nil
+}
+
+// bareName reports whether arg, which names no configured server, could
+// be a mistyped name: a single label, with no port, that is not an IP
+// address or localhost.
+func bareName(arg string) bool {
+	if arg == "" || strings.ContainsAny(arg, ".:[]/@") || strings.EqualFold(arg, "localhost") {
+		return false
+	}
+	_, err := netip.ParseAddr(arg)
+	return err != nil
 }
 
 // rconAddress picks the dialect and the address to dial. Without a
@@ -450,7 +522,7 @@ func rconAddress(address, dialect string) (string, rcon.Dialect, error) {
 	}
 	host, port := hp.host, hp.port
 	if dialect == "" && port == minecraftRconPort {
-		dialect = "minecraft"
+		dialect = rcon.DialectMinecraft.String()
 	}
 	d, err := rcon.ParseDialect(dialect)
 	if err != nil {
@@ -545,6 +617,35 @@ type rconPrinter struct {
 	utf8     bool // --encoding reads valid UTF-8 as it is (not latin1)
 
 	notedSingleByte bool // the note on legacy Rust's single bytes was given
+
+	mu    sync.Mutex
+	notes []string // what the client said on its own goroutine, to print between commands
+}
+
+// maxNotes bounds the notes held between commands: a server down for a
+// day while the shell waits at its prompt makes one attempt a minute at
+// most, and only the last ones matter.
+const maxNotes = 16
+
+// note holds a line for stderr until flushNotes.
+func (p *rconPrinter) note(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.notes) == maxNotes {
+		p.notes = p.notes[1:]
+	}
+	p.notes = append(p.notes, fmt.Sprintf(format, args...))
+}
+
+// flushNotes prints the notes held.
+func (p *rconPrinter) flushNotes() {
+	p.mu.Lock()
+	notes := p.notes
+	p.notes = nil
+	p.mu.Unlock()
+	for _, n := range notes {
+		fmt.Fprintln(p.env.Stderr, n)
+	}
 }
 
 func newRconPrinter(env *Env, o *rconOptions) *rconPrinter {
@@ -674,9 +775,21 @@ func appendObject(b []byte, o object) []byte {
 	return append(b, data...)
 }
 
-// event prints an unsolicited packet (shell only).
-func (p *rconPrinter) event(typ rcon.PacketType, body []byte) {
-	line := "[" + typ.String() + "] " + rcon.DecodeText(body)
+// event prints what the server said unasked (shell only): "[chat/all]
+// Name: text" for a chat line, "[kind] text" for the others; heartbeats
+// are not shown, and events lost because the shell fell behind are
+// counted.
+func (p *rconPrinter) event(e console.Event) {
+	if e.Missed > 0 {
+		fmt.Fprintf(p.env.Stderr, "gsq: note: %d events from the server were lost while the shell was busy\n", e.Missed)
+	}
+	if e.Kind == console.KindHeartbeat {
+		return
+	}
+	line := "[" + string(e.Kind) + "] " + e.Text
+	if e.Kind == console.KindChat {
+		line = "[chat/" + e.Channel + "] " + e.Player + ": " + e.Text
+	}
 	p.text(strings.TrimSuffix(p.render(line), "\n") + "\n")
 }
 
@@ -796,9 +909,11 @@ func (p *rconPrinter) fail(t *rconTarget, cmd string, err error, login bool) int
 // password (Squad does so): the library reports ErrAuthFailed for it.
 func rconErrorKind(err error) result.Kind {
 	switch {
-	case errors.Is(err, rcon.ErrAuthFailed):
+	case isWrongProtocol(err):
+		return kindProtocol
+	case errors.Is(err, console.ErrAuthFailed):
 		return kindAuth
-	case errors.Is(err, rcon.ErrTimeout), errors.Is(err, rcon.ErrNoAuthResponse):
+	case errors.Is(err, console.ErrTimeout), errors.Is(err, rcon.ErrNoAuthResponse):
 		return kindTimeout
 	case errors.Is(err, rcon.ErrConnClosed), errors.Is(err, rcon.ErrProtocol),
 		errors.Is(err, rcon.ErrInvalidCommand), errors.Is(err, rcon.ErrCommandTooLong),
@@ -810,6 +925,9 @@ func rconErrorKind(err error) result.Kind {
 
 // rconHint suggests what to check after err.
 func rconHint(t *rconTarget, err error, login bool) string {
+	if hint := consoleHint(t, err); hint != "" || !isRconProtocol(t.protocol) {
+		return hint
+	}
 	switch {
 	case errors.Is(err, rcon.ErrAuthFailed) && errors.Is(err, rcon.ErrConnClosed):
 		return "the server closed the connection during the login, as Squad does for a wrong password; a banned address or the wrong --dialect do it too"
@@ -818,7 +936,7 @@ func rconHint(t *rconTarget, err error, login bool) string {
 	case errors.Is(err, rcon.ErrNoAuthResponse):
 		return fmt.Sprintf("the server never answered the login within %v: this server answers a wrong password with silence (as ARK does), or the port is not an RCON port (A2S queries use UDP)", t.opts.Timeout)
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return fmt.Sprintf("nothing listens on %s/tcp: is RCON enabled, and is this its port (27015 for Source, 25575 for Minecraft)?", t.addr)
+		return fmt.Sprintf("nothing listens on %s/tcp: is RCON enabled, and is this its port (%d for Source, %d for Minecraft)?", t.addr, sourceRconPort, minecraftRconPort)
 	case login && errors.As(err, new(*net.DNSError)) && t.servers != "":
 		return "no such host, and no configured server of that name (configured: " + t.servers + ")"
 	case errors.Is(err, rcon.ErrTimeout):

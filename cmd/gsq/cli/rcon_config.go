@@ -27,6 +27,9 @@ import (
 //	    password_env: SURVIVAL_RCON_PASSWORD
 //	    dialect: minecraft
 //	    timeout: 5s
+//	  rust:
+//	    address: rust.example.com
+//	    protocol: webrcon   # source, minecraft, webrcon, battleye, palworld, telnet
 //
 // An unknown key, at the top or inside a server entry, is an error at its
 // line and column, with the known key it is closest to, so a typo does not
@@ -40,6 +43,7 @@ type rconServer struct {
 	PasswordEnv  string
 	Dialect      string
 	Profile      string
+	Protocol     string
 	Timeout      time.Duration
 }
 
@@ -109,6 +113,7 @@ func parseRconConfig(path string, data []byte) (map[string]rconServer, error) {
 				}
 			}
 		}
+		top.Get("steam") // gsq discover's key (discover_key.go)
 		top.Done()
 	}
 	return servers, p.Err("config")
@@ -127,20 +132,24 @@ func readRconServer(p *yamlconf.Problems, path string, n *yaml.Node) rconServer 
 	m.Str("password_env", &s.PasswordEnv)
 	m.Str("dialect", &s.Dialect)
 	m.Str("profile", &s.Profile)
+	m.Str("protocol", &s.Protocol)
 	m.Duration("timeout", &s.Timeout, 0, math.MaxInt64)
 	m.Done()
 	return s
 }
 
-// names lists the configured servers, sorted, for error messages.
-func (c *rconConfig) names() string {
+// nameList returns the configured servers' names, sorted.
+func (c *rconConfig) nameList() []string {
 	names := make([]string, 0, len(c.servers))
 	for n := range c.servers {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	return strings.Join(names, ", ")
+	return names
 }
+
+// names lists the configured servers, for error messages.
+func (c *rconConfig) names() string { return strings.Join(c.nameList(), ", ") }
 
 // validate checks the entry named name before it is used.
 func (s *rconServer) validate(name string) error {
@@ -161,6 +170,11 @@ func (s *rconServer) validate(name string) error {
 	}
 	if _, err := rcon.LookupProfile(s.Profile); err != nil {
 		return fmt.Errorf("server %q: %v", name, err)
+	}
+	if s.Protocol != "" {
+		if _, err := parseProtocol(s.Protocol); err != nil {
+			return fmt.Errorf("server %q: %v", name, err)
+		}
 	}
 	return nil
 }
@@ -217,8 +231,11 @@ func findPassword(env *Env, src passwordSource) (string, error) {
 	if src.prompt != nil {
 		return src.prompt()
 	}
-	return "", usageError("no RCON password: use --password-file FILE, set %s, or name a server of the config file", strings.Join(rconPasswordEnv, " or "))
+	return "", &exitError{code: ExitUsage, err: fmt.Errorf("%w: use --password-file FILE, set %s, or name a server of the config file", errNoPassword, strings.Join(rconPasswordEnv, " or "))}
 }
+
+// errNoPassword is why findPassword failed when nothing gave a password.
+var errNoPassword = errors.New("no RCON password")
 
 // readPasswordFile reads a password file (a Docker secret, for example);
 // one trailing line break is not part of the password.

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,6 +18,19 @@ import (
 // w as a hex dump headed by its direction, size, id, type and body. The
 // client hands it the login packet with the password already masked.
 func rconDumper(w io.Writer, addr string) func(dir string, peer netip.AddrPort, b []byte) {
+	return dumper(w, addr, func(dir string, b []byte) string {
+		p, _, err := rcon.ParsePacket(b, len(b))
+		desc := "malformed packet"
+		if err == nil {
+			desc = fmt.Sprintf("id %d %s, body %d bytes %q", p.ID, describeRconType(dir, p.Type), len(p.Body), abbreviate(rcon.DecodeText(p.Body), 60))
+		}
+		return desc + "\n" + hex.Dump(b)
+	})
+}
+
+// dumper returns a Debug hook that writes each message to w, headed by
+// its direction and size, then as format describes it.
+func dumper(w io.Writer, addr string, format func(dir string, b []byte) string) func(dir string, peer netip.AddrPort, b []byte) {
 	var mu sync.Mutex
 	return func(dir string, _ netip.AddrPort, b []byte) {
 		mu.Lock()
@@ -27,12 +39,7 @@ func rconDumper(w io.Writer, addr string) func(dir string, peer netip.AddrPort, 
 		if dir == "recv" {
 			arrow = "<-"
 		}
-		p, _, err := rcon.ParsePacket(b, len(b))
-		desc := "malformed packet"
-		if err == nil {
-			desc = fmt.Sprintf("id %d %s, body %d bytes %q", p.ID, describeRconType(dir, p.Type), len(p.Body), abbreviate(rcon.DecodeText(p.Body), 60))
-		}
-		fmt.Fprintf(w, "%s %s %s %d bytes: %s\n%s", dir, arrow, addr, len(b), desc, hex.Dump(b))
+		fmt.Fprintf(w, "%s %s %s %d bytes: %s", dir, arrow, addr, len(b), format(dir, b))
 	}
 }
 
@@ -73,14 +80,10 @@ var (
 		"setworldspawn", "spawnpoint", "summon", "stop"}
 )
 
-// completer completes the first word of a line from the dialect's common
-// commands and from the first words of history; later words are left
-// alone. Candidates are sorted and unique.
-func completer(d rcon.Dialect, history func() []string) func(line string) []string {
-	base := sourceCommands
-	if d == rcon.DialectMinecraft {
-		base = minecraftCommands
-	}
+// completer completes the first word of a line from base, the console's
+// common commands, and from the first words of history; later words are
+// left alone. Candidates are sorted and unique.
+func completer(base []string, history func() []string) func(line string) []string {
 	return func(line string) []string {
 		if strings.ContainsAny(line, " \t") {
 			return nil
@@ -115,8 +118,12 @@ func printRconConfig(w io.Writer, t *rconTarget) {
 	if t.password != "" {
 		password = "(set, not shown)"
 	}
-	fmt.Fprintf(w, "address:   %s\ndialect:   %v\nprofile:   %s\ntimeout:   %v\npassword:  %s\n",
-		t.addr, t.opts.Dialect, profile, t.opts.Timeout, password)
+	if isRconProtocol(t.protocol) {
+		fmt.Fprintf(w, "address:   %s\ndialect:   %v\nprofile:   %s\ntimeout:   %v\npassword:  %s\n",
+			t.addr, t.opts.Dialect, profile, t.opts.Timeout, password)
+	} else {
+		fmt.Fprintf(w, "address:   %s\nprotocol:  %s\ntimeout:   %v\npassword:  %s\n", t.addr, t.protocol, t.opts.Timeout, password)
+	}
 	if t.opts.KeepAlive > 0 {
 		fmt.Fprintf(w, "keepalive: %v\n", t.opts.KeepAlive)
 	}
@@ -135,6 +142,7 @@ func registerRconCompletions(env *Env, cmd *cobra.Command, o *rconOptions) {
 	}
 	_ = cmd.RegisterFlagCompletionFunc("profile", fixed(rcon.ProfileNames()...))
 	_ = cmd.RegisterFlagCompletionFunc("dialect", fixed(rconDialects...))
+	_ = cmd.RegisterFlagCompletionFunc("protocol", fixed(consoleProtocols...))
 	_ = cmd.RegisterFlagCompletionFunc("encoding", fixed("auto", "utf8", "latin1"))
 	serverNames := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		path := o.config
@@ -159,33 +167,4 @@ func registerRconCompletions(env *Env, cmd *cobra.Command, o *rconOptions) {
 		}
 		return serverNames(c, args, toComplete)
 	}
-}
-
-// durationValue is a duration flag whose error speaks the user's terms
-// (pflag's own says "time: invalid duration").
-type durationValue struct{ d *time.Duration }
-
-// String is empty for zero, so that help shows no default then.
-func (v durationValue) String() string {
-	if v.d == nil || *v.d == 0 {
-		return ""
-	}
-	return v.d.String()
-}
-
-func (v durationValue) Set(s string) error {
-	d, err := time.ParseDuration(strings.TrimSpace(s))
-	if err != nil {
-		return fmt.Errorf("want a duration such as 5s or 500ms")
-	}
-	*v.d = d
-	return nil
-}
-
-func (durationValue) Type() string { return "duration" }
-
-// durationFlag defines a duration flag of cmd with a default.
-func durationFlag(cmd *cobra.Command, p *time.Duration, name string, value time.Duration, usage string) {
-	*p = value
-	cmd.Flags().Var(durationValue{p}, name, usage)
 }

@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/gsq-project/gsq/console"
 	"github.com/gsq-project/gsq/rcon"
 	"github.com/gsq-project/gsq/rcon/rcontest"
 )
@@ -92,7 +94,7 @@ func TestRconLooseIDsFlag(t *testing.T) {
 func TestShellCompleter(t *testing.T) {
 	t.Parallel()
 	history := []string{"status", "sv_cheats 1", "  spaced cmd", ":q", ""}
-	complete := completer(rcon.DialectSource, func() []string { return history })
+	complete := completer(sourceCommands, func() []string { return history })
 	if got := complete("s"); !slices.Equal(got, []string{"say", "spaced", "stats", "status", "sv_cheats", "sv_password"}) {
 		t.Errorf("complete(s) = %q", got)
 	}
@@ -102,7 +104,7 @@ func TestShellCompleter(t *testing.T) {
 	if got := complete(":"); got != nil {
 		t.Errorf("shell commands offered from history: %q", got)
 	}
-	mc := completer(rcon.DialectMinecraft, func() []string { return nil })
+	mc := completer(minecraftCommands, func() []string { return nil })
 	if got := mc("whi"); !slices.Equal(got, []string{"whitelist"}) {
 		t.Errorf("minecraft complete(whi) = %q", got)
 	}
@@ -222,4 +224,21 @@ func TestRconSimKnowsReadmeCommands(t *testing.T) {
 	t.Cleanup(s.Close)
 	withPassword.run(t, "rcon", "--dialect", "minecraft", s.Addr().String(), "list", "say hello").
 		want(t, ExitOK, "There are 0 of a max of 20 players online: \nConsole: hello\n")
+}
+
+// The shell prints the server's events by kind: chat with its channel
+// and player, heartbeats not at all, and a count of those it lost.
+func TestRconShellEvents(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	p := &rconPrinter{env: &Env{Stdout: &stdout, Stderr: &stderr}}
+	p.event(console.Event{Kind: console.KindChat, Channel: "team", Player: "Alice", Text: "gg"})
+	p.event(console.Event{Kind: console.KindHeartbeat})
+	p.event(console.Event{Kind: console.KindLog, Text: "[rcon] executing: status\n", Missed: 3})
+	if want := "[chat/team] Alice: gg\n[log] [rcon] executing: status\n"; stdout.String() != want {
+		t.Errorf("stdout %q, want %q", stdout.String(), want)
+	}
+	if !strings.Contains(stderr.String(), "3 events from the server were lost") {
+		t.Errorf("stderr %q does not count the lost events", stderr.String())
+	}
 }

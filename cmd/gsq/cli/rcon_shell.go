@@ -11,12 +11,14 @@ import (
 
 	"github.com/peterh/liner"
 
+	"github.com/gsq-project/gsq/console"
 	"github.com/gsq-project/gsq/rcon"
 )
 
 // This file is the interactive shell of `gsq rcon`: liner line editing and
 // history kept across sessions. When the server drops the connection, the
-// client dials again before it sends the next command.
+// client dials again in the background; the shell tells of it between
+// commands, and prints the server's events after each.
 
 const (
 	// maxHistoryFile bounds how much of the history file is read.
@@ -40,18 +42,18 @@ A line that starts with a space is not kept in the history.
 type rconShell struct {
 	env    *Env
 	t      *rconTarget
-	client *rcon.Client
+	client console.Session
 	out    *rconPrinter
 }
 
 // runRconShell runs the interactive shell on client.
-func runRconShell(ctx context.Context, env *Env, t *rconTarget, client *rcon.Client, out *rconPrinter) error {
+func runRconShell(ctx context.Context, env *Env, t *rconTarget, client console.Session, out *rconPrinter) error {
 	sh := &rconShell{env: env, t: t, client: client, out: out}
 	l := liner.NewLiner()
 	defer l.Close()
 	l.SetCtrlCAborts(true)
 	l.SetTabCompletionStyle(liner.TabPrints)
-	l.SetCompleter(completer(t.opts.Dialect, func() []string {
+	l.SetCompleter(completer(t.shellCommands(), func() []string {
 		var b strings.Builder
 		l.WriteHistory(&b) // safe during Prompt, unlike the rest of liner's API
 		return strings.Split(b.String(), "\n")
@@ -60,7 +62,7 @@ func runRconShell(ctx context.Context, env *Env, t *rconTarget, client *rcon.Cli
 	loadHistory(l, hist)
 	historyFailed := false
 
-	fmt.Fprintf(env.Stderr, "gsq: connected to %s (%v); :q or Ctrl-D leaves, :help for keys\n", t.addr, t.opts.Dialect)
+	fmt.Fprintf(env.Stderr, "gsq: connected to %s (%s); :q or Ctrl-D leaves, :help for keys\n", t.addr, t.protocolName())
 	prompt := t.addr + "> "
 	for {
 		raw, err := l.Prompt(prompt)
@@ -79,7 +81,8 @@ func runRconShell(ctx context.Context, env *Env, t *rconTarget, client *rcon.Cli
 			continue
 		}
 		quit := line == ":q" || line == ":quit"
-		if !quit && !strings.HasPrefix(raw, " ") && !(t.password != "" && strings.Contains(line, t.password)) && len(line) <= maxHistoryLine {
+		shellCommand := quit || line == ":help"
+		if !shellCommand && !strings.HasPrefix(raw, " ") && !(t.password != "" && strings.Contains(line, t.password)) && len(line) <= maxHistoryLine {
 			l.AppendHistory(line)
 			if err := saveHistory(l, hist); err != nil && !historyFailed {
 				historyFailed = true
@@ -99,10 +102,12 @@ func runRconShell(ctx context.Context, env *Env, t *rconTarget, client *rcon.Cli
 	}
 }
 
-// exec runs one line and prints its output, then any unsolicited packets
-// (Squad chat, Rust console lines) that came meanwhile.
+// exec runs one line and prints its output, then what the server said
+// unasked meanwhile (Squad chat, Rust console lines).
 func (sh *rconShell) exec(ctx context.Context, line string) int {
+	sh.out.flushNotes()
 	r, err := sh.t.exec(ctx, sh.client, line)
+	sh.out.flushNotes()
 	sh.out.result(line, r, sh.t.decode, err)
 	sh.events()
 	if err == nil {
@@ -114,21 +119,21 @@ func (sh *rconShell) exec(ctx context.Context, line string) int {
 	case ctx.Err() != nil:
 	case errors.As(err, &oe) && oe.Op != "exec":
 		fmt.Fprintf(sh.env.Stderr, "gsq: %q was not sent: the connection to %s could not be re-established; the next command tries again\n", line, sh.t.addr)
-	case errors.Is(err, rcon.ErrConnClosed), errors.Is(err, rcon.ErrProtocol):
+	case connLost(err):
 		fmt.Fprintf(sh.env.Stderr, "gsq: the connection to %s was lost while %q ran; it is not sent again (it may or may not have run)\n", sh.t.addr, line)
 	}
 	return code
 }
 
-// events prints the unsolicited packets waiting on the client.
+// events prints the events waiting on the client.
 func (sh *rconShell) events() {
 	for {
 		select {
-		case p, ok := <-sh.client.Events():
+		case e, ok := <-sh.client.Events():
 			if !ok {
 				return
 			}
-			sh.out.event(p.Type, p.Body)
+			sh.out.event(e)
 		default:
 			return
 		}

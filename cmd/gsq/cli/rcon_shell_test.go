@@ -203,25 +203,56 @@ func countScreenLines(screen []string, line string) int {
 	return n
 }
 
-func TestRconShellTmux(t *testing.T) {
-	if os.Getenv(rconHelperEnv) == "1" {
-		return
-	}
+// newTmux prepares a tmux server of the test's own (its socket and
+// config in dir), killed at the end of the test; it skips the test
+// without tmux.
+func newTmux(t *testing.T) (tmux, sock, conf, dir string) {
+	t.Helper()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Skip("tmux not installed")
 	}
+	dir = t.TempDir()
+	conf = filepath.Join(dir, "tmux.conf")
+	writeFileMode(t, conf, "set -g remain-on-exit on\nset -g history-limit 10000\n", 0o600)
+	sock = filepath.Join(dir, "tmux.sock")
+	t.Cleanup(func() { exec.Command(tmux, "-S", sock, "kill-server").Run() })
+	return tmux, sock, conf, dir
+}
+
+// startTmuxGsq runs gsq with args (the test binary as TestRconShellHelper)
+// in a new tmux window called name, the first of the tmux server when
+// first is set, with HOME and the XDG directories under dir; extra holds
+// VAR=value.
+func startTmuxGsq(t *testing.T, tmux, sock, conf, dir, name string, first bool, args []string, extra ...string) *tmuxSession {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	home := filepath.Join(dir, "home")
+	s := &tmuxSession{t: t, tmux: tmux, sock: sock, conf: conf, name: name, exitFile: filepath.Join(dir, name+".exit")}
+	envv := append([]string{"env", "-i", "PATH=" + os.Getenv("PATH"), "TERM=screen", "HOME=" + filepath.Join(dir, "home"),
+		"XDG_STATE_HOME=" + filepath.Join(dir, "state"), "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), rconHelperEnv + "=1"}, extra...)
+	argv := append(append(envv, self, "-test.run=^TestRconShellHelper$", "--"), args...)
+	for i, a := range argv {
+		argv[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	command := strings.Join(argv, " ") + "; echo $? > '" + s.exitFile + "'"
+	if first {
+		s.run("new-session", "-d", "-s", "gsq", "-n", name, "-x", "120", "-y", "50", command)
+	} else {
+		s.run("new-window", "-t", "gsq", "-n", name, command)
+	}
+	s.name = "gsq:" + name
+	return s
+}
+
+func TestRconShellTmux(t *testing.T) {
+	if os.Getenv(rconHelperEnv) == "1" {
+		return
+	}
+	tmux, sock, conf, dir := newTmux(t)
 	state := filepath.Join(dir, "state")
-	conf := filepath.Join(dir, "tmux.conf")
-	writeFileMode(t, conf, "set -g remain-on-exit on\nset -g history-limit 10000\n", 0o600)
-	sock := filepath.Join(dir, "tmux.sock")
-	t.Cleanup(func() { exec.Command(tmux, "-S", sock, "kill-server").Run() })
 
 	rec := &rconRecorder{}
 	srv := serveRCONAt(t, "", rec)
@@ -230,21 +261,7 @@ func TestRconShellTmux(t *testing.T) {
 
 	// start runs gsq rcon in a new tmux window; extra holds VAR=value.
 	start := func(name string, extra ...string) *tmuxSession {
-		s := &tmuxSession{t: t, tmux: tmux, sock: sock, conf: conf, name: name, exitFile: filepath.Join(dir, name+".exit")}
-		envv := append([]string{"env", "-i", "PATH=" + os.Getenv("PATH"), "TERM=screen", "HOME=" + home,
-			"XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), rconHelperEnv + "=1"}, extra...)
-		argv := append(envv, self, "-test.run=^TestRconShellHelper$", "--", "rcon", addr)
-		for i, a := range argv {
-			argv[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		command := strings.Join(argv, " ") + "; echo $? > '" + s.exitFile + "'"
-		if name == "first" {
-			s.run("new-session", "-d", "-s", "gsq", "-n", name, "-x", "120", "-y", "50", command)
-		} else {
-			s.run("new-window", "-t", "gsq", "-n", name, command)
-		}
-		s.name = "gsq:" + name
-		return s
+		return startTmuxGsq(t, tmux, sock, conf, dir, name, name == "first", []string{"rcon", addr}, extra...)
 	}
 
 	// Session 1: the password comes from a prompt that does not echo.
@@ -314,6 +331,11 @@ func TestRconShellTmux(t *testing.T) {
 	s.text("echo again")
 	s.keys("Enter")
 	s.waitLine("again", 1)
+
+	// :help is the shell's, not a command: it is not kept either.
+	s.text(":help")
+	s.keys("Enter")
+	s.waitText("Each line runs as one command on the server.")
 
 	s.text(":q")
 	s.keys("Enter")

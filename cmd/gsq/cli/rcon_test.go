@@ -115,7 +115,7 @@ func TestRconLongOutput(t *testing.T) {
 	// 100000 bytes span many SRCDS packets; they come back whole. Cut into
 	// segments of 3 and 1000 bytes they take a while under the race
 	// detector on a loaded machine: the test is of wholeness, not speed.
-	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{Segments: []int{3, 1000}})
+	addr := startRCON(t, rcontest.SRCDS, rcontest.Faults{Segments: []int{3, 1000}, SegmentDelay: time.Microsecond})
 	r := withPassword.run(t, "rcon", "--timeout", "1m", addr, "big 100000")
 	r.want(t, ExitOK, rcontest.BigOutput(100000))
 }
@@ -524,7 +524,7 @@ servers:
 		"no address":       {"servers:\n  x:\n    dialect: cs2\n", "has no address"},
 		"two passwords":    {"servers:\n  x:\n    address: " + src + "\n    password: a\n    password_env: B\n", "only one of"},
 		"bad dialect":      {"servers:\n  x:\n    address: " + src + "\n    dialect: quake\n", "unknown dialect"},
-		"bad timeout":      {"servers:\n  x:\n    address: " + src + "\n    timeout: soon\n", `bad.yaml:4:14: servers.x.timeout: "soon" is not a duration such as 90s, 5m or 1h30m`},
+		"bad timeout":      {"servers:\n  x:\n    address: " + src + "\n    timeout: soon\n", `bad.yaml:4:14: servers.x.timeout: "soon" is not a duration: use a number and a unit, as in 30s, 5m, 2h, 1h30m or 14d`},
 		"negative timeout": {"servers:\n  x:\n    address: " + src + "\n    timeout: -1s\n", "bad.yaml:4:14: servers.x.timeout: must not be negative, not -1s"},
 		"not yaml":         {"servers:\n  x:\n    address: a\n  y: [\n", "line 4"},
 		"not a mapping":    {"servers: [a, b]\n", "bad.yaml:1:10: servers: must be a mapping of keys to values, not a list"},
@@ -539,6 +539,44 @@ servers:
 				t.Errorf("stderr %q, want it to say %q in the user's terms", r.stderr, tc.stderr)
 			}
 		})
+	}
+}
+
+// TestRconMistypedServerName: a name close to a configured server's is
+// taken for a typo of it, not for a host name; a bare name far from them
+// all says so when no password comes for it either.
+func TestRconMistypedServerName(t *testing.T) {
+	t.Parallel()
+	cfgHome := t.TempDir()
+	writeFileMode(t, filepath.Join(cfgHome, "gsq", "config.yaml"),
+		"servers:\n  cs:\n    address: 127.0.0.1:1\n  survival:\n    address: 127.0.0.1:2\n", 0o600)
+	for _, tc := range []struct {
+		name   string
+		vars   map[string]string
+		args   []string
+		stderr string
+	}{
+		{"typo", nil, []string{"cz", "list"}, `no server named "cz" in ` + filepath.Join(cfgHome, "gsq", "config.yaml") + ` (did you mean "cs"?); for a host of that name, give its port: cz:27015`},
+		{"typo with a password", map[string]string{"RCON_PASSWORD": testPassword}, []string{"survivl", "list"}, `(did you mean "survival"?)`},
+		{"far from every name", nil, []string{"zzzz", "list"}, `no server named "zzzz" in ` + filepath.Join(cfgHome, "gsq", "config.yaml") + ` (configured: cs, survival), and no RCON password: `},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			vars := map[string]string{"XDG_CONFIG_HOME": cfgHome}
+			for k, v := range tc.vars {
+				vars[k] = v
+			}
+			r := gsqCase{vars: vars}.run(t, append([]string{"rcon"}, tc.args...)...)
+			r.want(t, ExitUsage, "")
+			if !strings.Contains(r.stderr, tc.stderr) {
+				t.Errorf("stderr %q, want %q", r.stderr, tc.stderr)
+			}
+		})
+	}
+	// A host of that name is reached with its port.
+	r := gsqCase{vars: map[string]string{"XDG_CONFIG_HOME": cfgHome, "RCON_PASSWORD": testPassword}}.run(t, "rcon", "--print-config", "cz:27015")
+	if r.code != ExitOK || !strings.Contains(r.stdout, "address:   cz:27015") {
+		t.Errorf("cz:27015: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
 

@@ -161,8 +161,8 @@ func flagError(err error) error {
 		return fmt.Errorf("%s: %s is out of range", name, value)
 	}
 	switch typ := iv.GetFlag().Value.Type(); {
-	case typ == "duration":
-		return fmt.Errorf("%s: %q is not a duration: write a number and a unit, such as 500ms, 2s or 1m30s", name, value)
+	case typ == "duration": // package internal/duration's error says it in words
+		return fmt.Errorf("%s: %v", name, errors.Unwrap(err))
 	case strings.HasPrefix(typ, "int"), strings.HasPrefix(typ, "uint"), typ == "count":
 		return fmt.Errorf("%s: %q is not a whole number", name, value)
 	case strings.HasPrefix(typ, "float"):
@@ -179,17 +179,22 @@ func subcommandOf(root *cobra.Command, args []string) string {
 	if err != nil || cmd == root {
 		return ""
 	}
-	return cmd.Name() + " "
+	// A nested command's whole path: "monitor targets add ", not "add ".
+	return strings.TrimPrefix(cmd.CommandPath(), root.Name()+" ") + " "
 }
 
 func newRootCmd(env *Env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "gsq",
-		Short: "Query, watch and administer game servers (A2S, OGP, Source and Minecraft RCON)",
-		Long: `gsq queries, watches and administers game servers.
+		Short: "Query, watch and administer game servers (A2S, OGP, Minecraft, RCON and the other consoles)",
+		Long: `gsq queries, watches and administers game servers, and finds them.
 
 It speaks Valve's server queries (A2S), the Open Game Protocol (OGP v0.91),
-Source RCON and Minecraft RCON, as a client and as a simulated server.
+Minecraft's Server List Ping, Query and Bedrock ping, Satisfactory's and
+FiveM's queries, Source and Minecraft RCON, Rust's WebRCON, BattlEye RCon,
+Palworld's REST API and the 7 Days to Die telnet console, as a client and
+as a simulated server; it lists servers from the Steam Web API and master
+servers ("gsq discover"), and knows which game speaks what ("gsq games").
 
 Exit codes: 0 ok, 1 failure, 2 usage error, 3 timeout or unreachable,
 4 authentication failed, 130 interrupted (Ctrl-C).`,

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gsq-project/gsq/ogp"
+	"github.com/gsq-project/gsq/protocol"
 	"github.com/gsq-project/gsq/result"
 	"github.com/gsq-project/gsq/scan"
 )
@@ -20,11 +20,7 @@ func init() { register(newScanCmd) }
 // scanOptions are the flags of `gsq scan`.
 type scanOptions struct {
 	file         string
-	protocol     string
-	fields       string
-	info         bool
-	players      bool
-	rules        bool
+	query        queryOptions // what to ask: the flags query and scan share
 	rate         int
 	concurrency  int
 	retries      int
@@ -32,7 +28,6 @@ type scanOptions struct {
 	deadline     time.Duration
 	maxPerIP     int
 	hostInterval time.Duration
-	dialect      string
 }
 
 func newScanCmd(env *Env) *cobra.Command {
@@ -44,14 +39,17 @@ func newScanCmd(env *Env) *cobra.Command {
 server on stdout as soon as it is done: the object of 'gsq query --json'.
 
 The servers are the arguments: hosts, files (@FILE is always a file; - is
-stdin), or the file -f names; with no argument, the list is read from
-stdin. A list holds one HOST[:PORT] per line; blank lines and # comments
+stdin; an argument with a / or a list's extension such as .txt, and no
+port, is a file too), or the file -f names; with no argument, the list is
+read from stdin. A list holds one HOST[:PORT] per line; blank lines and # comments
 are skipped, and so is a UTF-8 byte-order mark. A server listed twice is
 asked once. A line that is not a valid address gets a line of its own, with
 the error kind "invalid", and the scan goes on. Lists are read as the scan
 goes, so lists of millions of servers take no more memory than short ones.
-A2S uses port 27015 when a line has none; OGP has no standard port, so
-every line needs one.
+` + portsHelp() + `
+--game NAME picks the game's protocol and, for lines without a port, its
+query port (see gsq query --help); servers that do not answer a game's
+first protocol are asked with the next once the list is done.
 
 Few sockets serve the whole scan. Sends are paced (--rate). A server is
 asked one section at a time until its challenge is known, then the sections
@@ -79,39 +77,46 @@ Exit codes: 0 every server answered everything asked (or the list was
 empty), 1 some servers failed or answered only in part, 2 usage error or
 lines that are not an address, 3 every server timed out or was
 unreachable, 130 interrupted.`,
-		Example: `  gsq scan servers.txt > results.jsonl
-  gsq scan 127.0.0.1:27015 127.0.0.1:27016
+		Example: fmt.Sprintf(`  gsq scan servers.txt > results.jsonl
+  gsq scan 127.0.0.1:%d 127.0.0.1:%d
   master-list | gsq scan --info --rate 5000
-  gsq scan -f servers.txt --max-per-ip 4 --host-interval 50ms`,
+  gsq scan -f servers.txt --max-per-ip 4 --host-interval 50ms`, protocol.Default.DefaultPort, protocol.Default.DefaultPort+1),
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkGameFlag(cmd, &o.query); err != nil {
+				return err
+			}
 			return runScan(cmd, env, o, args)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.file, "file", "f", "", "target list, one HOST[:PORT] per line; - reads stdin")
-	f.StringVar(&o.protocol, "protocol", "a2s", "query protocol: a2s or ogp")
-	f.StringVar(&o.dialect, "dialect", "v0.91", "OGP: protocol dialect, v0.91 or v1")
-	f.StringVar(&o.fields, "fields", "", "comma-separated sections to ask for: info, players, rules; OGP also teams, addons, limits, colors")
-	f.BoolVar(&o.info, "info", false, "ask for info (default: info, players and rules)")
-	f.BoolVar(&o.players, "players", false, "ask for the player list")
-	f.BoolVar(&o.rules, "rules", false, "ask for the rules")
+	f.StringVar(&o.query.protocol, "protocol", protocol.Default.Name, "query protocol: "+strings.Join(protocol.Names(), " or "))
+	addQueryFlags(f, &o.query)
 	f.IntVar(&o.rate, "rate", scan.DefaultRate, "datagrams sent per second at most; 0 for no pacing")
 	f.IntVar(&o.concurrency, "concurrency", scan.DefaultConcurrency, "servers queried at once")
 	f.IntVar(&o.retries, "retries", scan.DefaultRetries, "times an unanswered request is sent again")
-	f.DurationVar(&o.timeout, "timeout", scan.DefaultTimeout, "longest wait for one answer before resending")
-	f.DurationVar(&o.deadline, "deadline", scan.DefaultDeadline, "the most time one server may take from its first request, whatever the retries")
+	durationFlag(cmd, &o.timeout, "timeout", scan.DefaultTimeout, "longest wait for one answer before resending")
+	durationFlag(cmd, &o.deadline, "deadline", scan.DefaultDeadline, "the most time one server may take from its first request, whatever the retries")
 	f.IntVar(&o.maxPerIP, "max-per-ip", 0, "servers of one IP address queried at once; 0 for no limit")
-	f.DurationVar(&o.hostInterval, "host-interval", 0, "least time between two datagrams to one server")
+	durationFlag(cmd, &o.hostInterval, "host-interval", 0, "least time between two datagrams to one server")
 	completeQueryFlags(cmd)
 	return cmd
 }
 
 func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error {
 	ctx := cmd.Context()
-	engine, err := scanProtocol(o)
+	gc, gameQueries, err := prepareGame(&o.query)
 	if err != nil {
 		return err
+	}
+	p, q, err := prepareQuery(&o.query)
+	if err != nil {
+		return err
+	}
+	defaultPort := p.DefaultPort
+	if gc != nil {
+		defaultPort = gc.first().port
 	}
 	switch {
 	case o.rate < 0:
@@ -141,7 +146,7 @@ func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error 
 	}
 
 	s := &scan.Scanner{
-		Protocol:     engine,
+		Query:        q,
 		Concurrency:  o.concurrency,
 		Rate:         zeroIsNone(o.rate),
 		Retries:      zeroIsNone(o.retries),
@@ -158,10 +163,19 @@ func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error 
 
 	out := &scanOutput{w: env.Stdout, buf: make([]byte, 0, outputBatch+16<<10)}
 	if env.IsTerminal(env.Stderr) {
-		out.bar = newProgress(env.Stderr, countTargets(sources, engine.DefaultPort()))
+		out.bar = newProgress(env.Stderr, countTargets(sources, defaultPort))
 	}
-	feed := newTargetFeed(engine.DefaultPort(), out.duplicate)
-	sum, _ := s.Run(ctx, feed.targets(ctx, sources), out.write)
+	feed := newTargetFeed(defaultPort, out.duplicate)
+	emit := out.write
+	var fb *gameFallback
+	if gc != nil && len(gc.endpoints) > 1 {
+		fb = &gameFallback{gc: gc, queries: gameQueries, write: out.write}
+		emit = fb.emit
+	}
+	sum, _ := s.Run(ctx, feed.targets(ctx, sources), emit)
+	if fb != nil {
+		sum = fb.rest(ctx, s, sum)
+	}
 	out.finish()
 	fmt.Fprintln(env.Stderr, out.summary(sum))
 	switch {
@@ -175,45 +189,12 @@ func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error 
 	return silentExit(out.exitCode())
 }
 
-// scanProtocol is what --protocol, --fields, --info, --players and
-// --rules ask.
-func scanProtocol(o *scanOptions) (scan.Protocol, error) {
-	qo := &queryOptions{fields: o.fields, info: o.info, players: o.players, rules: o.rules, dialect: o.dialect}
-	switch strings.ToLower(o.protocol) {
-	case "a2s":
-		names, err := querySections(qo, "A2S", []string{"info", "players", "rules"}, []string{"info", "players", "rules"})
-		if err != nil {
-			return nil, err
-		}
-		var p scan.A2S
-		for _, n := range names {
-			switch n {
-			case "info":
-				p.Info = true
-			case "players":
-				p.Players = true
-			case "rules":
-				p.Rules = true
-			}
-		}
-		return p, nil
-	case "ogp":
-		d, err := ogp.ParseDialect(o.dialect)
-		if err != nil {
-			return nil, usageError("--dialect: %q is neither v0.91 nor v1", o.dialect)
-		}
-		q, err := ogpRequest(qo, d)
-		if err != nil {
-			return nil, err
-		}
-		return scan.OGP{Dialect: d, Query: &q}, nil
-	}
-	return nil, usageError("unknown protocol %q (known: %s)", o.protocol, strings.Join(protocolNames(), ", "))
-}
-
 // outputBatch is how many bytes of JSON lines `gsq scan` gathers before it
 // writes them.
 const outputBatch = 128 << 10
+
+// outputDelay is the longest a result of `gsq scan` waits to be written.
+const outputDelay = 100 * time.Millisecond
 
 // scanOutput writes a scan's results as JSON lines and counts them. Each
 // line is encoded straight after the ones not yet written, and they are
@@ -225,12 +206,13 @@ type scanOutput struct {
 	buf       []byte // lines not yet written
 	err       error
 	lastFlush time.Time
+	timer     *time.Timer // flushes what waits, when no result follows
 	bar       *progress
 
 	answered, partial, timedOut, unreachable, failed, invalid, canceled, duplicates int
 }
 
-func (out *scanOutput) write(sr *scan.Result) {
+func (out *scanOutput) write(sr *scan.Outcome) {
 	r := sr.Result
 	out.mu.Lock()
 	defer out.mu.Unlock()
@@ -259,10 +241,20 @@ func (out *scanOutput) write(sr *scan.Result) {
 		return
 	}
 	out.buf = append(r.AppendJSON(out.buf), '\n')
-	// Whoever reads the stream live sees results at least every 100 ms.
-	if now := time.Now(); len(out.buf) >= outputBatch || now.Sub(out.lastFlush) > 100*time.Millisecond {
+	// Whoever reads the stream live sees each result within 100 ms, even
+	// when no other follows (a list still coming down a pipe).
+	switch now := time.Now(); {
+	case len(out.buf) >= outputBatch || now.Sub(out.lastFlush) > outputDelay:
 		out.flush()
 		out.lastFlush = now
+	case out.timer == nil:
+		out.timer = time.AfterFunc(outputDelay, func() {
+			out.mu.Lock()
+			defer out.mu.Unlock()
+			out.timer = nil
+			out.flush()
+			out.lastFlush = time.Now()
+		})
 	}
 }
 
@@ -288,6 +280,10 @@ func (out *scanOutput) finish() {
 	defer out.mu.Unlock()
 	if out.bar != nil {
 		out.bar.finish()
+	}
+	if out.timer != nil {
+		out.timer.Stop()
+		out.timer = nil
 	}
 	out.flush()
 }

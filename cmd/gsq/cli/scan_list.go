@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"iter"
 	"os"
 	"strings"
 	"sync/atomic"
 
-	"github.com/gsq-project/gsq/internal/hostport"
 	"github.com/gsq-project/gsq/scan"
 )
 
@@ -45,7 +43,7 @@ func scanSources(env *Env, file string, args []string) (sources []targetSource, 
 		name, isFile := strings.CutPrefix(arg, "@")
 		if !isFile {
 			st, err := os.Stat(arg)
-			isFile = arg == "-" || err == nil && !st.IsDir()
+			isFile = arg == "-" || err == nil && !st.IsDir() || err != nil && looksLikeFile(arg)
 		}
 		if !isFile {
 			hosts = append(hosts, arg)
@@ -69,6 +67,29 @@ func scanSources(env *Env, file string, args []string) (sources []targetSource, 
 		sources = append(sources, src)
 	}
 	return sources, nil
+}
+
+// listExtensions are the file name extensions of target lists, none of
+// them a top-level domain: an argument that ends in one names a file.
+var listExtensions = []string{".txt", ".lst", ".list", ".csv", ".tsv", ".json", ".jsonl", ".yaml", ".yml", ".conf", ".cfg", ".ini", ".log", ".out"}
+
+// looksLikeFile reports whether arg, which names no file, was meant to:
+// it has a path separator, or ends in a list's extension (nofile.txt),
+// and no port, which a host would.
+func looksLikeFile(arg string) bool {
+	if strings.ContainsAny(arg, `/\`) {
+		return true
+	}
+	if strings.Contains(arg, ":") {
+		return false
+	}
+	lower := strings.ToLower(arg)
+	for _, ext := range listExtensions {
+		if strings.HasSuffix(lower, ext) {
+			return true
+		}
+	}
+	return false
 }
 
 func openSource(env *Env, name string) (targetSource, error) {
@@ -133,17 +154,11 @@ type targetFeed struct {
 	defaultPort uint16
 	duplicate   func() // reports a target skipped as a duplicate
 	err         atomic.Pointer[error]
-
-	// seen holds the servers handed to the engine, by a 64-bit hash of
-	// their address (about 16 bytes each, where the addresses would take
-	// 60): two servers of a list of a million share a hash with odds of
-	// one in 30 million.
-	seed maphash.Seed
-	seen map[uint64]struct{}
+	seen        scan.Seen // the servers handed to the engine
 }
 
 func newTargetFeed(defaultPort uint16, duplicate func()) *targetFeed {
-	return &targetFeed{defaultPort: defaultPort, duplicate: duplicate, seed: maphash.MakeSeed(), seen: map[uint64]struct{}{}}
+	return &targetFeed{defaultPort: defaultPort, duplicate: duplicate}
 }
 
 // targets returns the sequence of the targets of sources. It ends early
@@ -208,16 +223,9 @@ func (f *targetFeed) add(yield func(scan.Target) bool, t scan.Target, list strin
 		t.Err = usageError("%s%s", where, addressProblem(te.Err))
 		return yield(t)
 	}
-	var h uint64
-	if t.Addr.IsValid() {
-		h = maphash.Comparable(f.seed, t.Addr)
-	} else {
-		h = maphash.String(f.seed, hostport.HostPort{Host: t.Host, Port: t.Port}.String())
-	}
-	if _, dup := f.seen[h]; dup {
+	if !f.seen.Add(t) {
 		f.duplicate()
 		return true
 	}
-	f.seen[h] = struct{}{}
 	return yield(t)
 }

@@ -375,3 +375,24 @@ func TestScanLongLineAndProgress(t *testing.T) {
 		t.Errorf("no progress line for 3 lines: %q", stderr.String())
 	}
 }
+
+// TestScanMissingListFile: `gsq scan nofile.txt` with no such file (issue
+// 19, user row 7) says so, instead of looking nofile.txt up in DNS.
+func TestScanMissingListFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, arg := range []string{"nofile.txt", "servers.LIST", filepath.Join(dir, "gone"), "lists/eu"} {
+		code, stdout, stderr := runGSQ(t, nil, nil, nil, "scan", arg)
+		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "cannot read the list "+arg+": no such file or directory") {
+			t.Errorf("gsq scan %s: exit %d, stdout %q, stderr %q", arg, code, stdout, stderr)
+		}
+	}
+	for arg, want := range map[string]bool{
+		"example.com": false, "nofile.txt:27015": false, "[::1]:27015": false, "::1": false, "192.0.2.1": false,
+		"nofile.txt": true, "a.json": true, `lists\eu`: true, "./x": true,
+	} {
+		if got := looksLikeFile(arg); got != want {
+			t.Errorf("looksLikeFile(%q) = %v, want %v", arg, got, want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gsq-project/gsq/internal/duration"
 	"github.com/gsq-project/gsq/internal/sim"
 	"github.com/gsq-project/gsq/internal/yamlconf"
 )
@@ -60,8 +61,8 @@ func readStruct(p *yamlconf.Problems, path string, n *yaml.Node, v reflect.Value
 }
 
 // readField reads key of m into v: text, true or false, a whole number
-// that fits v, a duration, or a list of structs. Nothing (null) is the
-// zero value.
+// that fits v, a duration, an optional one of these (a pointer), or a list
+// of structs. Nothing (null) is the zero value.
 func readField(p *yamlconf.Problems, m *yamlconf.Mapping, key string, v reflect.Value) {
 	if yamlconf.IsNull(m.Get(key)) {
 		v.SetZero()
@@ -98,6 +99,11 @@ func readField(p *yamlconf.Problems, m *yamlconf.Mapping, key string, v reflect.
 		if m.Int64(key, &x, 0, 1<<t.Bits()-1) {
 			v.SetUint(uint64(x))
 		}
+	case t.Kind() == reflect.Pointer && t.Elem().Kind() != reflect.Struct:
+		// An optional value: what it points to, read as that type.
+		elem := reflect.New(t.Elem())
+		readField(p, m, key, elem.Elem())
+		v.Set(elem)
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
 		list := reflect.MakeSlice(t, 0, 0)
 		m.List(key, func(path string, item *yaml.Node) {
@@ -126,7 +132,7 @@ func parsePlayer(s string) (sim.Player, error) {
 		p.Score = int32(n)
 	}
 	if len(parts) > 2 {
-		d, err := time.ParseDuration(parts[2])
+		d, err := duration.Parse(parts[2])
 		if err != nil {
 			return p, fmt.Errorf("--player %q: %q is not a duration such as 90s or 5m", s, parts[2])
 		}
