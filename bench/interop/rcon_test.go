@@ -3,7 +3,8 @@
 // Package interop holds the interop tests against the Go peers, whose
 // modules the root module must not require: github.com/rumblefrog/go-a2s
 // v1.0.2, github.com/gorcon/rcon v1.4.0 (client and rcontest server) and
-// github.com/Tnze/go-mc v1.20.2 net (DialRCON and ListenRCON). The peers
+// github.com/Tnze/go-mc v1.20.2 net (DialRCON and ListenRCON) and bot
+// (PingAndList, Server List Ping). The peers
 // that are programs (qstat, gamedig, rcon-client) are tested beside the
 // packages, in the root module. Where a peer has a known bug (reported in
 // its issue tracker, or plain from its code), the test asserts that
