@@ -104,7 +104,7 @@ func (e *FencedError) Refuses(smp *Sample) bool {
 		return false
 	}
 	since, ok := e.Since[smp.Fence]
-	return !ok || sampleTime(smp) >= since.Unix()
+	return !ok || sampleMicro(smp) >= since.UnixMicro()
 }
 
 func (e *FencedError) Error() string {
@@ -173,7 +173,7 @@ type Fence struct {
 func (c *Cluster) TakeShard(ctx context.Context, f Fence) error {
 	var epoch int64
 	err := c.s.wdb.QueryRowContext(ctx, `INSERT INTO cluster_fence (region, shard, epoch, taken_at)
-		VALUES ($1, $2, $3, floor(EXTRACT(EPOCH FROM clock_timestamp()))::bigint)
+		VALUES ($1, $2, $3, floor(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::bigint)
 		ON CONFLICT (region, shard) DO UPDATE SET epoch = EXCLUDED.epoch, taken_at = EXCLUDED.taken_at
 		WHERE cluster_fence.epoch < EXCLUDED.epoch
 		RETURNING epoch`, f.Region, f.Shard, int64(f.Epoch)).Scan(&epoch)

@@ -294,15 +294,21 @@ func (s *db) dropSamplePartitions(ctx context.Context, tx *sql.Tx, cut int64) er
 // sampleTime is the second a sample is stored at: its scheduled slot in
 // a fleet, else its time.
 func sampleTime(smp *Sample) int64 {
+	return floorDiv(sampleMicro(smp), 1e6)
+}
+
+// sampleMicro is sampleTime in Unix microseconds, rounded down, as
+// fences compare it (fenceMicroMigration).
+func sampleMicro(smp *Sample) int64 {
 	if !smp.Slot.IsZero() {
-		return smp.Slot.Unix()
+		return smp.Slot.UnixMicro()
 	}
-	return smp.Time.Unix()
+	return smp.Time.UnixMicro()
 }
 
 // fenceUse is a fence a write carries, and the latest sample time
-// (slot) written under it: math.MaxInt64 for a write that must be the
-// owner's now (a verdict).
+// (slot, Unix microseconds) written under it: math.MaxInt64 for a write
+// that must be the owner's now (a verdict).
 type fenceUse struct {
 	Fence
 	last int64
@@ -317,7 +323,7 @@ func batchFences(samples []Sample) []fenceUse {
 		if f == (Fence{}) {
 			continue
 		}
-		t := sampleTime(&samples[i])
+		t := sampleMicro(&samples[i])
 		if j := slices.IndexFunc(list, func(u fenceUse) bool { return u.Fence == f }); j >= 0 {
 			list[j].last = max(list[j].last, t)
 		} else {
@@ -376,7 +382,7 @@ func checkFences(ctx context.Context, tx *sql.Tx, fences []fenceUse) error {
 		default:
 			fe.Stale = append(fe.Stale, f.Fence)
 			if ok && n.epoch > int64(f.Epoch) {
-				fe.Since[f.Fence] = time.Unix(n.takenAt, 0)
+				fe.Since[f.Fence] = time.UnixMicro(n.takenAt)
 			}
 		}
 	}

@@ -208,6 +208,13 @@ func TestFencedWrite(t *testing.T) {
 		if n := count(t, st, "SELECT count(*) FROM samples WHERE t = ?", slot.Unix()); n != 2 {
 			t.Errorf("%d rows of the slot written again without the stale samples, want 2", n)
 		}
+		// A slot polled a moment before the takeover, in the same second:
+		// its owner's, kept (the line is drawn to the microsecond).
+		polled := time.Now()
+		must(t, c.TakeShard(ctx, Fence{Region: "eu", Shard: 2, Epoch: 4}))
+		if err := st.Write(ctx, []Sample{fenced(slotted("b", polled, "eu", 2), eu2)}); err != nil {
+			t.Errorf("a slot polled %v before the takeover was refused: %v", time.Since(polled), err)
+		}
 	})
 }
 

@@ -130,6 +130,7 @@ var migrations = []migration{
 	fenceTimeMigration,
 	partialMigration,
 	sessionIndexMigration,
+	fenceMicroMigration,
 }
 
 // rollupTable is the schema of a rollup level: per bucket, the number of
