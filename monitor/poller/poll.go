@@ -48,6 +48,11 @@ type serverRun struct {
 	// owned is whether this process polled the server at its last turn:
 	// always, without Options.Shard.
 	owned bool
+	// tenure is, in a fleet, the epoch of the lease under which the
+	// server's turns were planned (claimTurn): a turn due under another
+	// lease (the shard was lost and taken again, as by a worker paused
+	// past its lease) is planned again, never polled as planned.
+	tenure uint64
 }
 
 // wantsPlayers reports whether the server's polls ask for its players and
@@ -107,6 +112,11 @@ func (s *Poller) jitter(d time.Duration) time.Duration {
 // interval of a second or more.
 const batchSlack = 50 * time.Millisecond
 
+// staleBatch is how long a batch of due polls may wait to be sent
+// before, in a fleet, each is checked again against the leases held: far
+// below a lease's length, far above a normal batch's sending.
+const staleBatch = time.Second
+
 // schedule sends each server to the scan session of its protocol when its
 // poll is due, until ctx ends. A server whose last poll is still in flight
 // when the next is due skips that turn.
@@ -115,15 +125,16 @@ func (s *Poller) schedule(ctx context.Context) {
 	defer timer.Stop()
 	type due struct {
 		protocol string
+		server   string
 		t        scan.Target
 		err      error // the poll could not be made
 	}
 	var batch []due
 	for {
 		batch = batch[:0]
-		now := time.Now()
 		wait := time.Hour
 		s.mu.Lock()
+		now := time.Now() // after the lock, which may have been waited for
 		for s.queue.Len() > 0 {
 			r := s.queue.runs[0]
 			if d := r.next.Sub(now); d > batchSlack {
@@ -131,6 +142,10 @@ func (s *Poller) schedule(ctx context.Context) {
 				break
 			}
 			r.owned = s.owns(r.srv.Name)
+			if r.owned && !r.inFlight && s.replan(r, now) {
+				s.queue.fix(r)
+				continue
+			}
 			if !r.inFlight && r.owned {
 				r.inFlight, r.pollStart = true, now
 				if s.opts.Shard != nil {
@@ -140,7 +155,7 @@ func (s *Poller) schedule(ctx context.Context) {
 				t.Tag = uint64(r.id)
 				q, err := r.query()
 				t.Query = q
-				batch = append(batch, due{r.srv.Protocol, t, err})
+				batch = append(batch, due{r.srv.Protocol, r.srv.Name, t, err})
 			}
 			r.next = s.nextTurn(r, r.next)
 			if r.next.Before(now) { // fell behind: start again from now
@@ -149,7 +164,16 @@ func (s *Poller) schedule(ctx context.Context) {
 			s.queue.fix(r)
 		}
 		s.mu.Unlock()
+		formed := time.Now()
 		for _, d := range batch {
+			// A batch held up (by a full feed, or the process paused)
+			// past staleBatch is checked again: the leases it was
+			// formed under may have lapsed since, and another worker
+			// polls their servers now.
+			if s.opts.Shard != nil && time.Since(formed) > staleBatch && !s.owns(d.server) {
+				s.failPoll(d.t)
+				continue
+			}
 			feed, err := s.feed(d.protocol)
 			if err == nil {
 				err = d.err

@@ -119,17 +119,46 @@ func (s *Poller) claim(now time.Time) {
 	for _, r := range s.runs {
 		owns := s.owns(r.srv.Name)
 		if owns && !r.owned && !r.inFlight {
-			cur := r.slotOf(now)
-			if s.opts.Shard.LastSlot(r.srv.Name).Before(cur) {
-				spread := max(0, min(r.srv.Interval/4, cur.Add(r.srv.Interval).Sub(now)-time.Millisecond))
-				r.next = now.Add(time.Duration(s.rng.Int64N(int64(spread) + 1)))
-			} else {
-				r.next = cur.Add(r.srv.Interval)
-			}
+			s.claimTurn(r, now)
 			s.queue.fix(r)
 		}
 		r.owned = owns
 	}
+}
+
+// claimTurn plans the first poll of r's server under the lease this
+// poller holds now (claim's rule), and remembers the lease. s.mu is held.
+func (s *Poller) claimTurn(r *serverRun, now time.Time) {
+	cur := r.slotOf(now)
+	if s.opts.Shard.LastSlot(r.srv.Name).Before(cur) {
+		spread := max(0, min(r.srv.Interval/4, cur.Add(r.srv.Interval).Sub(now)-time.Millisecond))
+		r.next = now.Add(time.Duration(s.rng.Int64N(int64(spread) + 1)))
+	} else {
+		r.next = cur.Add(r.srv.Interval)
+	}
+	r.tenure = s.opts.Shard.Fence(r.srv.Name).Epoch
+}
+
+// replan plans again, as a claim, the turn of r that is due now when it
+// was planned under another lease than the one held now, or when its
+// slot ended before it could be polled: a worker paused past its lease
+// (SIGSTOP, a VM frozen, a swap storm) wakes with turns planned before
+// the pause, of slots that other workers have polled since; polled as
+// planned, they would be polled twice. It reports whether it did. s.mu
+// is held; r's server is owned.
+func (s *Poller) replan(r *serverRun, now time.Time) bool {
+	if s.opts.Shard == nil {
+		return false
+	}
+	epoch := s.opts.Shard.Fence(r.srv.Name).Epoch
+	if r.tenure == 0 { // the first turn, planned at the start (firstTurn)
+		r.tenure = epoch
+	}
+	if epoch == r.tenure && now.Before(r.slotOf(r.next).Add(r.srv.Interval)) {
+		return false
+	}
+	s.claimTurn(r, now)
+	return true
 }
 
 // slotOf is the start of the poll slot of r's server that holds t: the

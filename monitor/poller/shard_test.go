@@ -184,6 +184,83 @@ func TestFleetPollsOnSlots(t *testing.T) {
 	t.Logf("the orphan was polled %v into the slot of its take-over", p.end.Sub(cur).Round(time.Millisecond))
 }
 
+// TestPausedPastLease: a worker that lost a shard and took it again
+// without its scheduler seeing the gap (paused past its lease: SIGSTOP,
+// a frozen VM) wakes with a turn planned under the old lease. That turn
+// is planned again, as a take-over: the slot another worker polled
+// meanwhile is not polled twice. And a turn whose slot ended before it
+// could run (the scheduler held up for a whole slot) is not polled late,
+// under its ended slot.
+func TestPausedPastLease(t *testing.T) {
+	ctx := testutil.Context(t)
+	st, shared := clustertest.Open(t, "")
+	lease := store.Fence{Region: "eu", Shard: 7, Epoch: 1}
+	if err := shared.TakeShard(ctx, lease); err != nil {
+		t.Fatal(err)
+	}
+	fl := liveFleet(t, 1)
+	cfg := loadConfig(t, "", fl.Addr(0).String())
+	name := cfg.Servers[0].Name
+	sh := newTestShard()
+	sh.owned[name], sh.fence = true, lease
+	s := start(t, cfg, st, Options{Shard: sh, Vantage: "eu"})
+	s.svc.mu.Lock()
+	r := *s.svc.runs[name]
+	s.svc.mu.Unlock()
+	iv := r.srv.Interval
+	waitPoll := func(after int) slotPoll {
+		t.Helper()
+		deadline := time.Now().Add(testutil.Bound)
+		for time.Now().Before(deadline) {
+			if p := sh.pollsOf(name); len(p) > after {
+				return p[after]
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatalf("no poll %d within %v", after+1, testutil.Bound)
+		return slotPoll{}
+	}
+	first := waitPoll(0)
+
+	// Lost and taken again under epoch 2 within the slot after the
+	// first poll's, and another worker polled the slot after that,
+	// all before the planned turn there came.
+	held := len(sh.pollsOf(name))
+	next := first.slot.Add(iv)
+	if wait := time.Until(next.Add(-iv / 4)); wait > 0 {
+		time.Sleep(wait)
+	}
+	s.svc.mu.Lock() // the scheduler waits, as it would asleep
+	next = r.slotOf(time.Now()).Add(iv)
+	lease.Epoch = 2
+	if err := shared.TakeShard(ctx, lease); err != nil {
+		t.Fatal(err)
+	}
+	sh.mu.Lock()
+	sh.fence, sh.lastSlot[name] = lease, next
+	sh.mu.Unlock()
+	time.Sleep(time.Until(next.Add(iv / 10)))
+	s.svc.mu.Unlock()
+	p := waitPoll(held)
+	if !p.slot.After(next) {
+		t.Errorf("under a new lease, the turn planned under the old one was polled in slot %v, which the region had polled", p.slot)
+	}
+
+	// Held up, from just after a poll, for two slots: the next turn's
+	// slot ends before it can run; it is not polled under that slot,
+	// but in the slot the poll is made in.
+	waitPoll(len(sh.pollsOf(name)))
+	held = len(sh.pollsOf(name))
+	s.svc.mu.Lock()
+	time.Sleep(2 * iv)
+	woke := time.Now()
+	s.svc.mu.Unlock()
+	p = waitPoll(held)
+	if p.slot.Add(iv).Before(woke) {
+		t.Errorf("a turn held up past its slot was polled at %v under the ended slot %v", p.end.Format("15:04:05.000"), p.slot.Format("15:04:05.000"))
+	}
+}
+
 // TestFencedSamples: a worker whose lease another worker took since
 // (a newer epoch in PostgreSQL) writes none of the samples it polled
 // under it; it counts them, and tells the fleet, which drops the shard.
