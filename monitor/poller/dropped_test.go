@@ -40,7 +40,9 @@ func TestSamplesDropped(t *testing.T) {
 	}
 	cfg := loadConfig(t, "", targets...)
 	fast(cfg, 100*time.Millisecond)
-	s := start(t, cfg, st, Options{SampleBuffer: 8, WriteEvery: 50 * time.Millisecond})
+	// 40 samples a second: the buffer fills 1.6 s after the cut, and a
+	// write slowed by a loaded machine does not overflow it before.
+	s := start(t, cfg, st, Options{SampleBuffer: 64, WriteEvery: 50 * time.Millisecond})
 	go func() {
 		for range s.events {
 		}
