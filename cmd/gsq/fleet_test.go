@@ -456,16 +456,19 @@ func TestFleetProcesses(t *testing.T) {
 	// A poll of a slot before SIGSTOP was in flight across the pause:
 	// made as the owner, it ends after the wake (its sample's fate is the
 	// fence's: kept, as polled before the takeover).
+	// A poll is decided up to 50 ms before its slot (package poller's
+	// batchSlack): one of a slot up to then was decided before SIGSTOP.
+	decidedBefore := stoppedAt.Add(100 * time.Millisecond)
 	stale, after := 0, 0
 	for _, ev := range rec.events("us-b") {
-		if ev.Time.Before(resumed) || ev.Slot.Before(stoppedAt) {
+		if ev.Time.Before(resumed) || ev.Slot.Before(decidedBefore) {
 			continue
 		}
 		s, at := ev.Server, ev.Time
 		after++
 		if holder := leases.holder(cluster.ShardOf(s), at.Add(250*time.Millisecond)); holder != pausedID {
 			if stale < 5 {
-				t.Logf("stale: us-b (%s) polled %s at %v, when shard %d was %q's", pausedID, s, at.Format("15:04:05.000"), cluster.ShardOf(s), holder)
+				t.Logf("stale: us-b (%s) polled %s (slot %v) at %v, when shard %d was %q's; its leases: %s", pausedID, s, ev.Slot.Format("15:04:05.000"), at.Format("15:04:05.000"), cluster.ShardOf(s), holder, leases.history(cluster.ShardOf(s)))
 			}
 			stale++
 		}
@@ -511,10 +514,11 @@ func TestFleetProcesses(t *testing.T) {
 		// it. Save two cases, the same one twice: the slots the killed
 		// worker polled in its last two seconds, whose observations died
 		// with it before they were published, and the slots the paused
-		// worker polled in its last two seconds before SIGSTOP (or had in
-		// flight across the pause), whose observations were frozen with
-		// it. The taker cannot know of those polls and polls the slot
-		// again; the store keeps one sample per slot either way.
+		// worker polled in its last two seconds before SIGSTOP (or had
+		// decided on before it, and made across the pause), whose
+		// observations were frozen with it. The taker cannot know of
+		// those polls and polls the slot again; the store keeps one
+		// sample per slot either way.
 		lost := map[serverSlot]bool{}
 		for _, ev := range rec.events(victim) {
 			if ev.Time.After(killed.Add(-2 * time.Second)) {
@@ -522,7 +526,7 @@ func TestFleetProcesses(t *testing.T) {
 			}
 		}
 		for _, ev := range rec.events("us-b") {
-			if ev.Slot.Before(stoppedAt) && ev.Time.After(stoppedAt.Add(-2*time.Second)) {
+			if ev.Slot.Before(decidedBefore) && ev.Time.After(stoppedAt.Add(-2*time.Second)) {
 				lost[serverSlot{ev.Server, ev.Slot}] = true
 			}
 		}
@@ -695,6 +699,21 @@ func watchLeases(t *testing.T, ctx context.Context, js jetstream.JetStream, suff
 		t.Fatal("the lease watch did not start within 10 s")
 	}
 	return l
+}
+
+// history lists the changes of shard's lease the watch saw, for a log.
+func (l *leaseLog) history(shard int) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var b strings.Builder
+	for _, e := range l.by[shard] {
+		who := e.worker
+		if who == "" {
+			who = "(released)"
+		}
+		fmt.Fprintf(&b, "%s %s; ", e.at.Format("15:04:05.000"), who)
+	}
+	return b.String()
 }
 
 // holder is who held shard's lease at t, as far as the watch saw.
