@@ -15,6 +15,14 @@
     auth: 'Authentication failed',
   };
   const cause = (c) => causeText[c] || c || 'Unknown';
+  // The list's chip says it in a word; its title says it all.
+  const causeWord = {
+    timeout: 'Timeout',
+    unreachable: 'Unreachable',
+    protocol: 'Bad answer',
+    refused: 'Refused',
+    auth: 'Auth failed',
+  };
 
   function lasted(i) {
     return i.ongoing ? 'ongoing, ' + h.fmtDur(i.duration_seconds) : h.fmtDur(i.duration_seconds);
@@ -119,10 +127,10 @@
       const tags = a.children[1].lastChild;
       const [proto, why] = tags.children;
       proto.textContent = (s.protocol || '').toUpperCase();
-      const reason = s.status !== 'up' && s.last_error ? cause(s.last_error.kind) : '';
-      why.textContent = reason;
-      why.title = s.last_error ? s.last_error.message : '';
-      why.hidden = !reason;
+      const err = s.status !== 'up' && s.last_error ? s.last_error : null;
+      why.textContent = err ? causeWord[err.kind] || cause(err.kind) : '';
+      why.title = err ? cause(err.kind) + ': ' + err.message : '';
+      why.hidden = !err;
     },
   };
 })());

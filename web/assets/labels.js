@@ -48,7 +48,9 @@
     }
     if (cols.length) table.style.setProperty('--lab', 'repeat(' + cols.length + ', ' + (COL - 14) + 'px)');
     else table.style.removeProperty('--lab');
-    h.$('view-list').style.maxWidth = cols.length ? 1240 + cols.length * COL + 'px' : '';
+    // The list and, while it shows, the header bar above it (app.css).
+    if (cols.length) document.documentElement.style.setProperty('--list-w', 1240 + cols.length * COL + 'px');
+    else document.documentElement.style.removeProperty('--list-w');
     h.sortUI();
   }
 

@@ -93,6 +93,12 @@ await run(shots, out, async (browser) => {
   };
   let lr = await rowLabels('alpha');
   check(lr.cells.join() === 'eu,cs2' && lr.chips.join() === 'ana,r0,gold' && lr.aligned, 'alpha\'s labels at 1366 px: ' + JSON.stringify(lr));
+  // The list widens by its label columns, and the header bar with it.
+  const edges = await page.evaluate(() => {
+    const bar = document.querySelector('.top-in').getBoundingClientRect(), list = document.querySelector('#view-list').getBoundingClientRect();
+    return { bar: [bar.left, bar.right], list: [list.left, list.right] };
+  });
+  check(Math.abs(edges.bar[0] - edges.list[0]) < 1 && Math.abs(edges.bar[1] - edges.list[1]) < 1, 'the header bar and the list do not share their edges: ' + JSON.stringify(edges));
   lr = await rowLabels(hostileName);
   check(lr.chips.includes(hostileLabel), 'the hostile label chip is not the literal text: ' + JSON.stringify(lr));
   await page.setViewportSize({ width: 1920, height: 900 });

@@ -154,6 +154,14 @@ await run(shots, out, async (browser) => {
   await page.goto(base + '/');
   await page.waitForSelector('.row[href="/s/bravo"] .why:not([hidden])');
   check((await page.textContent('.row[href="/s/bravo"] .why')) !== '', 'the list does not say why bravo is down');
+  // Whole: not cut by its cell, nor pushed out by the labels beside it.
+  const why = await page.evaluate(() => {
+    const w = document.querySelector('.row[href="/s/bravo"] .why');
+    const r = w.getBoundingClientRect(), box = w.closest('.tags').getBoundingClientRect();
+    return { cut: w.scrollWidth > w.clientWidth + 1, inside: r.left >= box.left - 1 && r.right <= box.right + 1 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1, title: w.title, why: [r.left, r.right, r.top, r.bottom], tags: [box.left, box.right, box.top, box.bottom], vw: innerWidth };
+  });
+  check(!why.cut && why.inside, 'bravo\'s down reason is cut in the list: ' + JSON.stringify(why));
+  check(/^\w[\w ]*: .*bravo|^\w[\w ]*: .*127\.0\.0\.1/.test(why.title), 'the reason\'s title does not give the error: ' + JSON.stringify(why));
   for (const scheme of ['dark', 'light']) {
     await page.emulateMedia({ colorScheme: scheme });
     await shot(page, 'list-reasons-desktop-' + scheme);
