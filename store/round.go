@@ -115,35 +115,48 @@ func (s *db) Write(ctx context.Context, samples []Sample) error {
 	if _, ok := s.d.(postgresDialect); !ok && len(fences) > 0 {
 		return &Error{Op: "write", DB: s.name, Err: fmt.Errorf("a sample of shard %d of %s is fenced: %w", fences[0].Shard, fences[0].Region, ErrNotShared)}
 	}
-	p := newRoundPlan()
-	var days []int64
-	for _, it := range items {
-		st := p.states[it.name]
-		if st == nil {
-			st = it.st.clone()
-			p.states[it.name] = st
+	// The plan is made from the writer's committed state, which nothing
+	// changes until the round is committed: a round the database ends is
+	// planned and written again from scratch.
+	plan := func() (*roundPlan, []int64) {
+		p := newRoundPlan()
+		var days []int64
+		for _, it := range items {
+			st := p.states[it.name]
+			if st == nil {
+				st = it.st.clone()
+				p.states[it.name] = st
+			}
+			p.add(st, it.smp, s.w.marks.rolled[LevelMinute], s.opts.budget)
+			if d := floorDiv(sampleTime(it.smp), day); !slices.Contains(days, d) {
+				days = append(days, d)
+			}
 		}
-		p.add(st, it.smp, s.w.marks.rolled[LevelMinute], s.opts.budget)
-		if d := floorDiv(sampleTime(it.smp), day); !slices.Contains(days, d) {
-			days = append(days, d)
-		}
+		return p, days
 	}
-	// Another worker's retention may have dropped a day's partition
-	// that this one knew: the cache is forgotten, and the write made
-	// again, once. The samples' insert that fails for it comes before
-	// any statement that changes the plan (the sessions get their ids
-	// after): the plan is written again as it was.
+	// Two cases are written again at once: another worker's retention
+	// dropped a day's partition that this one knew (the cache is
+	// forgotten; once), and PostgreSQL ended the round as a deadlock with
+	// another writer of a shared database (maxDeadlockTries in all).
+	var p *roundPlan
 	var strs map[string]internedString
+	partitionRetried := false
 	for try := 1; ; try++ {
+		var days []int64
+		p, days = plan()
 		var err error
 		strs, err = s.writeRound(ctx, p, days, fences)
 		if err == nil {
 			break
 		}
-		if try == 2 || !isNoPartition(err) {
+		switch {
+		case isNoPartition(err) && !partitionRetried:
+			partitionRetried = true
+			s.forgetPartitions()
+		case isDeadlock(err) && try < maxDeadlockTries:
+		default:
 			return s.fail("write", err)
 		}
-		s.forgetPartitions()
 	}
 	s.noteRefused(p)
 	for name, st := range p.states {
