@@ -52,6 +52,10 @@ type Alert struct {
 	// Delayed is set when the rule's cooldown held the alert back: what it
 	// says was still true when the cooldown ended.
 	Delayed bool `json:"delayed,omitempty"`
+	// AfterMaintenance is set on a down alert that a maintenance window
+	// held back, sent at the first poll after the window found the server
+	// still down.
+	AfterMaintenance bool `json:"after_maintenance,omitempty"`
 
 	rule *Rule // the rule that raised it: which webhooks it goes to
 	// delivery is the idempotency key of an alert a fleet committed
@@ -113,6 +117,9 @@ func (a *Alert) describe(esc func(string) string) string {
 	}
 	if a.Delayed {
 		s += " (held back by the alert cooldown)"
+	}
+	if a.AfterMaintenance {
+		s += " (still down after its maintenance window)"
 	}
 	return s
 }

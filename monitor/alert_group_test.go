@@ -234,6 +234,39 @@ func TestAlertConfigKeys(t *testing.T) {
 	}
 }
 
+// TestAlertDownAfterMaintenance: a server that went down in a
+// maintenance window and is still down when it ends gets its down alert
+// at the first poll after the window, marked as such; its up follows.
+func TestAlertDownAfterMaintenance(t *testing.T) {
+	t.Parallel()
+	rc := testutil.NewReceiver(t, nil)
+	cfg := configWith(t, oneServer("  - "+rc.URL+"\n"))
+	var mu sync.Mutex
+	quiet := true
+	m := newTestMonitor(t, cfg, "eu-1", AlerterOptions{Logf: t.Logf, Silenced: func(server string, _ map[string]string, at time.Time) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return quiet && server == "eu-1"
+	}})
+	m.polls(30*time.Second, "+---") // down, in the window: silenced
+	mu.Lock()
+	quiet = false
+	mu.Unlock()
+	m.polls(30*time.Second, "--") // the window is over, still down: one down alert
+	m.polls(30*time.Second, "+")  // and its up
+	m.closeAndWait()
+	got := alertsOf(t, rc)
+	if len(got) != 2 || got[0].Kind != AlertDown || !got[0].AfterMaintenance || got[1].Kind != AlertUp {
+		t.Fatalf("got %+v, want a down after the window, then the up", got)
+	}
+	if !strings.Contains(got[0].Text, "still down after its maintenance window") || got[0].Since == nil || got[0].Failures < 4 {
+		t.Errorf("the down alert after the window: %+v", got[0])
+	}
+	if s := m.alerts.Stats()[0]; s.Silenced != 1 || s.Sent != 2 {
+		t.Errorf("stats %+v", s)
+	}
+}
+
 // TestAlertSilenced: a silenced down alert is not sent, and neither is
 // the up that answers it; both are counted.
 func TestAlertSilenced(t *testing.T) {

@@ -2,8 +2,6 @@ package monitor
 
 import (
 	"time"
-
-	"github.com/gsq-project/gsq/result"
 )
 
 // The rule engine turns a Tracker's events, and nothing else, into
@@ -220,10 +218,7 @@ func (sa *serverAlerts) observeStatus(ev Event, now Status, emit func(*Alert)) {
 		delayed := t.held
 		t.announced, t.lastDown, t.held = StatusDown, ev.Time, false
 		t.downSince = ev.Time
-		var failures int
-		var lastErr *result.Error
 		if st := sa.last; st != nil && st.Status == StatusDown {
-			failures, lastErr = st.ConsecutiveFailures, st.LastError
 			// The last answer, or for a server that never answered, the
 			// first poll that failed.
 			if !st.LastSuccess.IsZero() {
@@ -235,12 +230,22 @@ func (sa *serverAlerts) observeStatus(ev Event, now Status, emit func(*Alert)) {
 		if sa.down == nil {
 			return
 		}
-		a := sa.alert(ev, sa.down)
-		a.Failures, a.Error, a.Delayed = failures, lastErr, delayed
-		since := t.downSince
-		a.Since = &since
+		a := sa.downAlert(ev)
+		a.Delayed = delayed
 		emit(a)
 	}
+}
+
+// downAlert is the server's down alert at ev: the failed polls and the
+// last error as the last state says, since the announced down began.
+func (sa *serverAlerts) downAlert(ev Event) *Alert {
+	a := sa.alert(ev, sa.down)
+	if st := sa.last; st != nil && st.Status == StatusDown {
+		a.Failures, a.Error = st.ConsecutiveFailures, st.LastError
+	}
+	since := sa.status.downSince
+	a.Since = &since
+	return a
 }
 
 // observeCount checks the players rules against a count.

@@ -210,7 +210,28 @@ func (a *Alerter) Handle(ev Event) {
 	if a.closed {
 		return
 	}
-	a.raise(ev.Server, a.engine.handle(ev))
+	alerts := a.engine.handle(ev)
+	if al := a.afterMaintenance(ev); al != nil {
+		alerts = append(alerts, al)
+	}
+	a.raise(ev.Server, alerts)
+}
+
+// afterMaintenance is the down alert of a server whose down a silence (a
+// maintenance window) held back, at its first poll after the silence
+// when it is still down: the work left it down, and its admin hears of
+// it then, not at the next outage. a.mu is held.
+func (a *Alerter) afterMaintenance(ev Event) *Alert {
+	sa := a.engine.servers[ev.Server]
+	if sa == nil || sa.down == nil || ev.Kind != EventPoll || ev.State == nil || ev.State.Status != StatusDown {
+		return nil
+	}
+	if t := sa.status; !t.quiet || t.announced != StatusDown || a.opts.Silenced == nil || a.opts.Silenced(sa.srv.Name, sa.srv.Labels, ev.Time) {
+		return nil
+	}
+	al := sa.downAlert(ev)
+	al.AfterMaintenance = true
+	return al
 }
 
 // raise queues the alerts an event of server raised, or journals them.
