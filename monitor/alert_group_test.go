@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -234,24 +234,27 @@ func TestAlertConfigKeys(t *testing.T) {
 	}
 }
 
+// inWindow is a monitor of eu-1 alerting a loopback receiver, its
+// alerts silenced (as in a maintenance window) until endWindow is called.
+func inWindow(t *testing.T) (m *testMonitor, rc *testutil.Receiver, endWindow func()) {
+	rc = testutil.NewReceiver(t, nil)
+	cfg := configWith(t, oneServer("  - "+rc.URL+"\n"))
+	var quiet atomic.Bool
+	quiet.Store(true)
+	m = newTestMonitor(t, cfg, "eu-1", AlerterOptions{Logf: t.Logf, Silenced: func(server string, _ map[string]string, at time.Time) bool {
+		return quiet.Load() && server == "eu-1"
+	}})
+	return m, rc, func() { quiet.Store(false) }
+}
+
 // TestAlertDownAfterMaintenance: a server that went down in a
 // maintenance window and is still down when it ends gets its down alert
 // at the first poll after the window, marked as such; its up follows.
 func TestAlertDownAfterMaintenance(t *testing.T) {
 	t.Parallel()
-	rc := testutil.NewReceiver(t, nil)
-	cfg := configWith(t, oneServer("  - "+rc.URL+"\n"))
-	var mu sync.Mutex
-	quiet := true
-	m := newTestMonitor(t, cfg, "eu-1", AlerterOptions{Logf: t.Logf, Silenced: func(server string, _ map[string]string, at time.Time) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return quiet && server == "eu-1"
-	}})
+	m, rc, endWindow := inWindow(t)
 	m.polls(30*time.Second, "+---") // down, in the window: silenced
-	mu.Lock()
-	quiet = false
-	mu.Unlock()
+	endWindow()
 	m.polls(30*time.Second, "--") // the window is over, still down: one down alert
 	m.polls(30*time.Second, "+")  // and its up
 	m.closeAndWait()
@@ -271,19 +274,9 @@ func TestAlertDownAfterMaintenance(t *testing.T) {
 // the up that answers it; both are counted.
 func TestAlertSilenced(t *testing.T) {
 	t.Parallel()
-	rc := testutil.NewReceiver(t, nil)
-	cfg := configWith(t, oneServer("  - "+rc.URL+"\n"))
-	var mu sync.Mutex
-	quiet := true
-	m := newTestMonitor(t, cfg, "eu-1", AlerterOptions{Logf: t.Logf, Silenced: func(server string, _ map[string]string, at time.Time) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return quiet && server == "eu-1"
-	}})
+	m, rc, endWindow := inWindow(t)
 	m.polls(30*time.Second, "+---") // down, in the window
-	mu.Lock()
-	quiet = false
-	mu.Unlock()
+	endWindow()
 	m.polls(30*time.Second, "+")   // its up: silenced too
 	m.polls(6*time.Minute, "---+") // a down and up after the window: sent
 	m.closeAndWait()
