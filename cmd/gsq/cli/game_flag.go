@@ -157,7 +157,7 @@ func checkGameFlag(cmd *cobra.Command, o *queryOptions) error {
 // prepareGame resolves --game, when given: the choice, with o.protocol set
 // to its first protocol, and the query of each of its protocols as the
 // flags ask.
-func prepareGame(o *queryOptions) (*gameChoice, map[*protocol.Protocol]protocol.Query, error) {
+func prepareGame(env *Env, o *queryOptions) (*gameChoice, map[*protocol.Protocol]protocol.Query, error) {
 	if o.game == "" {
 		return nil, nil, nil
 	}
@@ -170,7 +170,7 @@ func prepareGame(o *queryOptions) (*gameChoice, map[*protocol.Protocol]protocol.
 		if _, done := queries[e.proto]; done {
 			continue
 		}
-		s, err := querySettings(o, e.proto)
+		s, err := querySettings(env, o, e.proto)
 		if err != nil {
 			return nil, nil, err
 		}

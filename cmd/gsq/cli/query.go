@@ -141,7 +141,7 @@ func addQueryFlags(f *pflag.FlagSet, o *queryOptions) {
 	f.StringVar(&o.fields, "fields", "", "comma-separated sections to ask for: "+fieldsHelp())
 	f.StringVar(&o.dialect, "dialect", "v0.91", "OGP: protocol dialect, v0.91 or v1")
 	f.BoolVar(&o.noSRV, "no-srv", false, "minecraft: do not follow the _minecraft._tcp SRV record of a host name given without a port")
-	f.StringArrayVar(&o.options, "option", nil, "NAME=VALUE: a setting of the protocol's own ("+optionsHelp()+")")
+	f.StringArrayVar(&o.options, "option", nil, "NAME=VALUE: a setting of the protocol's own ("+optionsHelp()+"); a password, out of sight of ps: password-file=FILE, or $GSQ_RCON_PASSWORD and the other variables of gsq rcon")
 	f.StringVar(&o.game, "game", "", "the game (see gsq games): picks the protocol, and the port when an address names none")
 }
 
@@ -193,7 +193,7 @@ func optionsHelp() string {
 // --fields, --info, --players and --rules (p's defaults when none), and
 // its options from --option, --dialect and --pad-info (the flags of
 // another protocol's options are ignored).
-func querySettings(o *queryOptions, p *protocol.Protocol) (protocol.Settings, error) {
+func querySettings(env *Env, o *queryOptions, p *protocol.Protocol) (protocol.Settings, error) {
 	s := protocol.Settings{Options: map[string]string{}}
 	has := func(name string) bool {
 		return slices.ContainsFunc(p.Options, func(opt protocol.Option) bool { return opt.Name == name })
@@ -214,6 +214,11 @@ func querySettings(o *queryOptions, p *protocol.Protocol) (protocol.Settings, er
 		}
 		s.Options[strings.TrimSpace(name)] = strings.TrimSpace(value)
 	}
+	if has("password") {
+		if err := queryPassword(env, s.Options); err != nil {
+			return s, err
+		}
+	}
 	want := map[result.Section]bool{result.SectionInfo: o.info, result.SectionPlayers: o.players, result.SectionRules: o.rules}
 	if o.fields != "" {
 		for _, name := range strings.Split(o.fields, ",") {
@@ -232,6 +237,34 @@ func querySettings(o *queryOptions, p *protocol.Protocol) (protocol.Settings, er
 	return s, nil
 }
 
+// queryPassword fills the password option of a protocol that logs in
+// (webrcon) from where ps cannot see it when --option password=... is
+// not given: --option password-file=FILE, or the environment as gsq rcon
+// reads it (passwordFromEnv).
+func queryPassword(env *Env, opts map[string]string) error {
+	if file, ok := opts["password-file"]; ok {
+		delete(opts, "password-file")
+		if opts["password"] == "" {
+			pw, err := readPasswordFile(file)
+			if err != nil {
+				return err
+			}
+			opts["password"] = pw
+		}
+	}
+	if opts["password"] != "" {
+		return nil
+	}
+	pw, err := passwordFromEnv(env)
+	if err != nil {
+		return err
+	}
+	if pw != "" {
+		opts["password"] = pw
+	}
+	return nil
+}
+
 // fieldsOf lists p's sections.
 func fieldsOf(p *protocol.Protocol) string {
 	names := make([]string, len(p.Sections))
@@ -243,12 +276,12 @@ func fieldsOf(p *protocol.Protocol) string {
 
 // prepareQuery is the protocol and query the flags ask for; every
 // problem is a usage error.
-func prepareQuery(o *queryOptions) (*protocol.Protocol, protocol.Query, error) {
+func prepareQuery(env *Env, o *queryOptions) (*protocol.Protocol, protocol.Query, error) {
 	p, err := protocol.Lookup(o.protocol)
 	if err != nil {
 		return nil, nil, usageError("%v", err)
 	}
-	s, err := querySettings(o, p)
+	s, err := querySettings(env, o, p)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -260,11 +293,11 @@ func prepareQuery(o *queryOptions) (*protocol.Protocol, protocol.Query, error) {
 }
 
 func runQuery(ctx context.Context, env *Env, o *queryOptions, args []string) error {
-	gc, gameQueries, err := prepareGame(o)
+	gc, gameQueries, err := prepareGame(env, o)
 	if err != nil {
 		return err
 	}
-	p, q, err := prepareQuery(o)
+	p, q, err := prepareQuery(env, o)
 	if err != nil {
 		return err
 	}

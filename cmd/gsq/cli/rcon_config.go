@@ -220,6 +220,19 @@ func findPassword(env *Env, src passwordSource) (string, error) {
 	if src.url != nil {
 		return *src.url, nil
 	}
+	if pw, err := passwordFromEnv(env); pw != "" || err != nil {
+		return pw, err
+	}
+	if src.prompt != nil {
+		return src.prompt()
+	}
+	return "", &exitError{code: ExitUsage, err: fmt.Errorf("%w: use --password-file FILE, set %s, or name a server of the config file", errNoPassword, strings.Join(rconPasswordEnv, " or "))}
+}
+
+// passwordFromEnv is the password the environment gives: the first of
+// rconPasswordEnv that is set, else the file $RCON_PASSWORD_FILE names;
+// "" when none is.
+func passwordFromEnv(env *Env) (string, error) {
 	for _, name := range rconPasswordEnv {
 		if pw := env.Getenv(name); pw != "" {
 			return pw, nil
@@ -228,10 +241,7 @@ func findPassword(env *Env, src passwordSource) (string, error) {
 	if path := env.Getenv("RCON_PASSWORD_FILE"); path != "" {
 		return readPasswordFile(path)
 	}
-	if src.prompt != nil {
-		return src.prompt()
-	}
-	return "", &exitError{code: ExitUsage, err: fmt.Errorf("%w: use --password-file FILE, set %s, or name a server of the config file", errNoPassword, strings.Join(rconPasswordEnv, " or "))}
+	return "", nil
 }
 
 // errNoPassword is why findPassword failed when nothing gave a password.

@@ -241,6 +241,32 @@ func TestQueryWebRcon(t *testing.T) {
 	if code != ExitAuth || !strings.Contains(stdout, `"kind":"auth"`) {
 		t.Errorf("wrong password: exit %d, stdout %s", code, stdout)
 	}
+
+	// The password out of sight of ps: from a file, or the environment
+	// as gsq rcon reads it; --option password=... wins over both.
+	file := testutil.WriteFile(t, filepath.Join(t.TempDir(), "rcon.pass"), testPassword+"\n")
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want int
+	}{
+		{"password-file", nil, []string{"--option", "password-file=" + file}, ExitOK},
+		{"GSQ_RCON_PASSWORD", map[string]string{"GSQ_RCON_PASSWORD": testPassword}, nil, ExitOK},
+		{"RCON_PASSWORD_FILE", map[string]string{"RCON_PASSWORD_FILE": file}, nil, ExitOK},
+		{"the option wins", map[string]string{"GSQ_RCON_PASSWORD": testPassword}, []string{"--option", "password=wrong"}, ExitAuth},
+		{"none", nil, nil, ExitAuth},
+		{"a missing file", nil, []string{"--option", "password-file=" + file + ".missing"}, ExitUsage},
+	} {
+		args := append([]string{"query", "--json", "--protocol", "webrcon"}, c.args...)
+		code, stdout, stderr := runGSQ(t, nil, nil, c.env, append(args, addrs[protoWebRcon])...)
+		if code != c.want {
+			t.Errorf("%s: exit %d, want %d; stdout %s, stderr %s", c.name, code, c.want, stdout, stderr)
+		}
+		if strings.Contains(stdout+stderr, testPassword) {
+			t.Errorf("%s: the password is in the output", c.name)
+		}
+	}
 }
 
 // The interactive shell works over the other consoles too: a command's

@@ -106,11 +106,11 @@ unreachable, 130 interrupted.`,
 
 func runScan(cmd *cobra.Command, env *Env, o *scanOptions, args []string) error {
 	ctx := cmd.Context()
-	gc, gameQueries, err := prepareGame(&o.query)
+	gc, gameQueries, err := prepareGame(env, &o.query)
 	if err != nil {
 		return err
 	}
-	p, q, err := prepareQuery(&o.query)
+	p, q, err := prepareQuery(env, &o.query)
 	if err != nil {
 		return err
 	}
