@@ -218,11 +218,18 @@ func (q *queue) run(wg *sync.WaitGroup) {
 		}
 		q.sending = 1
 		q.mu.Unlock()
-		sent, err := q.send(hook, batch)
+		sent, next, err := q.send(hook, batch)
 		q.mu.Lock()
 		q.sending = 0
 		q.mu.Unlock()
-		lim.took(time.Now())
+		now := time.Now()
+		lim.took(now)
+		// The service said when it takes the next message: no sooner,
+		// and no later than the longest wait honoured.
+		if limit := now.Add(q.opts.maxRetryAfter()); next.After(limit) {
+			next = limit
+		}
+		lim.pause(next)
 		if err == nil {
 			q.finish(batch[:sent])
 			q.sent.Add(uint64(sent))
@@ -266,8 +273,9 @@ func (q *queue) run(wg *sync.WaitGroup) {
 }
 
 // send makes one attempt at one message of the first alerts of batch,
-// and returns how many it carried.
-func (q *queue) send(hook Webhook, batch []item) (int, error) {
+// and returns how many it carried, and when the service takes the next
+// message if it said (pacer).
+func (q *queue) send(hook Webhook, batch []item) (int, time.Time, error) {
 	alerts := make([]*Alert, len(batch))
 	for i, it := range batch {
 		alerts[i] = it.alert
@@ -276,7 +284,11 @@ func (q *queue) send(hook Webhook, batch []item) (int, error) {
 	ctx, cancel := context.WithTimeout(q.ctx, q.opts.attemptTimeout())
 	defer cancel()
 	n, err := p.Send(ctx, alerts)
-	return min(max(n, 1), len(batch)), err
+	var next time.Time
+	if pc, ok := p.(pacer); ok {
+		next = pc.nextSend()
+	}
+	return min(max(n, 1), len(batch)), next, err
 }
 
 // finish takes the first alerts out of the queue, delivered or given up

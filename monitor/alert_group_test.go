@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -105,6 +106,45 @@ func TestAlertStormGrouped(t *testing.T) {
 		if s.Raised != 37 || s.Sent != 37 || s.Messages != 1 || s.Failed+s.Dropped != 0 {
 			t.Errorf("stats %+v", s)
 		}
+	}
+}
+
+// TestAlertPacedByRateLimitHeaders: a receiver that says, on a message it
+// took, that it takes no more until a reset (Discord's
+// X-RateLimit-Remaining: 0 and X-RateLimit-Reset-After) gets the next
+// message no sooner, and never has to answer 429.
+func TestAlertPacedByRateLimitHeaders(t *testing.T) {
+	t.Parallel()
+	const reset = 700 * time.Millisecond
+	var mu sync.Mutex
+	var at []time.Time
+	rc := testutil.NewReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		at = append(at, time.Now())
+		mu.Unlock()
+		if n == 0 {
+			w.Header().Set("X-RateLimit-Remaining", "0")
+			w.Header().Set("X-RateLimit-Reset-After", fmt.Sprintf("%.3f", reset.Seconds()))
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	cfg := fleetConfig(t, "alert_group_window: 0\nwebhooks:\n  - {url: '"+rc.URL+"', rate: 100/s}\n", 2, "203.0.113.10")
+	a := NewAlerter(cfg, AlerterOptions{Logf: t.Logf})
+	f := newFleet(t, cfg, a)
+	f.polls(30*time.Second, "+---")
+	if err := a.Close(testutil.Context(t)); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(at) != 2 {
+		t.Fatalf("%d requests, want the 2 down alerts", len(at))
+	}
+	if gap := at[1].Sub(at[0]); gap < reset-50*time.Millisecond {
+		t.Errorf("the second message came %v after the first, before the reset the receiver asked for (%v)", gap, reset)
+	}
+	if s := a.Stats()[0]; s.Sent != 2 || s.Throttled != 0 {
+		t.Errorf("stats %+v", s)
 	}
 }
 

@@ -105,6 +105,29 @@ type jsonWebhook struct {
 	hook   Webhook
 	client *http.Client
 	encode encoder
+	next   time.Time // when the service takes the next message, if it said (pacer)
+}
+
+// pacer is a Provider that says, after a message went, when its service
+// takes the next one: Discord's X-RateLimit-* headers say it before a
+// 429 must. Zero when it did not say.
+type pacer interface {
+	nextSend() time.Time
+}
+
+func (p *jsonWebhook) nextSend() time.Time { return p.next }
+
+// rateLimitReset reads a service's count of the requests left (Discord's
+// X-RateLimit-Remaining and X-RateLimit-Reset-After, in seconds): when
+// none are left, the reset; zero otherwise.
+func rateLimitReset(h http.Header, now time.Time) time.Time {
+	if strings.TrimSpace(h.Get("X-RateLimit-Remaining")) != "0" {
+		return time.Time{}
+	}
+	if d := retryAfter(h.Get("X-RateLimit-Reset-After"), now); d > 0 {
+		return now.Add(d)
+	}
+	return time.Time{}
 }
 
 // encoder makes the body of a message of the first alerts (at least
@@ -177,6 +200,7 @@ func (p *jsonWebhook) post(ctx context.Context, body []byte, delivery string) er
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponseRead))
 	resp.Body.Close()
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		p.next = rateLimitReset(resp.Header, time.Now())
 		return nil
 	}
 	err = fmt.Errorf("HTTP %d %q", resp.StatusCode, truncate(oneLine(string(msg)), 200))
