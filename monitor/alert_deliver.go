@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -279,6 +280,14 @@ func (q *queue) send(hook Webhook, batch []item) (int, time.Time, error) {
 	alerts := make([]*Alert, len(batch))
 	for i, it := range batch {
 		alerts[i] = it.alert
+		if it.alert.delivery == "" && it.id != 0 {
+			// Alone, the idempotency key is the alert's outbox row: the
+			// same when a restart sends it again. (An alert is shared by
+			// the queues of its webhooks: each sends its own copy.)
+			c := *it.alert
+			c.delivery = c.Server + ":o" + strconv.FormatInt(it.id, 10)
+			alerts[i] = &c
+		}
 	}
 	p := providerKinds[hook.Format].new(hook, q.opts.client())
 	ctx, cancel := context.WithTimeout(q.ctx, q.opts.attemptTimeout())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,7 +105,8 @@ func TestRestartMidOutageNoRepeat(t *testing.T) {
 
 // TestRestartKeepsUndelivered: alerts raised while the receiver did not
 // take them, when the monitor stops, go once it starts again: once
-// each, in order, and nothing is raised twice.
+// each, in order, with the idempotency key of their first attempt, and
+// nothing is raised twice.
 func TestRestartKeepsUndelivered(t *testing.T) {
 	eachJournal(t, func(t *testing.T, dsn string) {
 		down := make(chan struct{})
@@ -134,6 +136,14 @@ func TestRestartKeepsUndelivered(t *testing.T) {
 		got := alertsOf(t, rc)[refused:]
 		if len(got) != 2 || got[0].Kind != AlertDown || got[1].Kind != AlertUp {
 			t.Fatalf("after the restart the receiver took %+v, want the kept down, then the up", got)
+		}
+		// The down sent again after the restart carries the key of its
+		// first attempt (its outbox row): a receiver can tell it is one.
+		first := rc.Request(0).Header.Get("X-Gsq-Delivery")
+		again := rc.Request(refused).Header.Get("X-Gsq-Delivery")
+		up := rc.Request(refused + 1).Header.Get("X-Gsq-Delivery")
+		if !strings.HasPrefix(first, "eu-1:o") || again != first || up == "" || up == first {
+			t.Errorf("idempotency keys: first attempt %q, after the restart %q, the up %q; want the down's the same, the up's its own", first, again, up)
 		}
 		log, err := func() (store.AlertLog, error) {
 			st, err := store.Open(context.Background(), dsn)
