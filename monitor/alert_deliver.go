@@ -281,11 +281,13 @@ func (q *queue) send(hook Webhook, batch []item) (int, time.Time, error) {
 	for i, it := range batch {
 		alerts[i] = it.alert
 		if it.alert.delivery == "" && it.id != 0 {
-			// Alone, the idempotency key is the alert's outbox row: the
-			// same when a restart sends it again. (An alert is shared by
-			// the queues of its webhooks: each sends its own copy.)
+			// Alone, the idempotency key is the alert's time and outbox
+			// row, both kept with it: the same when a restart sends it
+			// again. The time too, because SQLite gives a deleted row's
+			// id to the next. (An alert is shared by the queues of its
+			// webhooks: each sends its own copy.)
 			c := *it.alert
-			c.delivery = c.Server + ":o" + strconv.FormatInt(it.id, 10)
+			c.delivery = c.Server + ":" + strconv.FormatInt(c.Time.UnixMilli(), 10) + "." + strconv.FormatInt(it.id, 10)
 			alerts[i] = &c
 		}
 	}

@@ -142,7 +142,7 @@ func TestRestartKeepsUndelivered(t *testing.T) {
 		first := rc.Request(0).Header.Get("X-Gsq-Delivery")
 		again := rc.Request(refused).Header.Get("X-Gsq-Delivery")
 		up := rc.Request(refused + 1).Header.Get("X-Gsq-Delivery")
-		if !strings.HasPrefix(first, "eu-1:o") || again != first || up == "" || up == first {
+		if !strings.HasPrefix(first, "eu-1:") || again != first || up == "" || up == first {
 			t.Errorf("idempotency keys: first attempt %q, after the restart %q, the up %q; want the down's the same, the up's its own", first, again, up)
 		}
 		log, err := func() (store.AlertLog, error) {
